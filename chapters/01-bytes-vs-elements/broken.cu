@@ -1,0 +1,40 @@
+/**
+ * \file broken.cu
+ * \brief Chapter 01, broken: cudaMalloc() is given an element count where it
+ *        wants bytes, so the kernel writes past the end of the buffer and only
+ *        a quarter of the results come back.
+ */
+#include "check_cuda.h"
+
+#define N 1000
+
+/* Writes out[i] = i * i for every i < n. */
+__global__ void squares(int *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = i * i;
+}
+
+int main(void)
+{
+    int host[N], want[N];
+    int *dev = NULL;
+    /* BUG: size counts elements, but cudaMalloc() and cudaMemcpy() count bytes.
+       The buffer gets N bytes: room for N / 4 ints, not N. */
+    size_t size = N;
+
+    require_gpu_or_skip();
+    for (int i = 0; i < N; i++) {
+        host[i] = -1; /* a marker: any -1 left over was never copied back */
+        want[i] = i * i;
+    }
+
+    check_cuda(cudaMalloc((void **)&dev, size));
+    squares<<<(N + 255) / 256, 256>>>(dev, N); /* writes N ints, 4 * N bytes */
+    check_launch();
+    check_cuda(cudaMemcpy(host, dev, size, cudaMemcpyDeviceToHost));
+    check_cuda(cudaFree(dev));
+
+    return check_ints("squares", host, want, N) ? CLINIC_EXIT_WRONG_RESULT : CLINIC_EXIT_OK;
+}

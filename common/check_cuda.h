@@ -1,0 +1,144 @@
+/**
+ * \file check_cuda.h
+ * \brief The one small header every Clinic program includes: error checks,
+ *        a skip when there is no GPU, and a deterministic result check.
+ *
+ * Exit codes used by every program (see README, "Exit codes"):
+ * - 0  (#CLINIC_EXIT_OK): the program ran and its results were right;
+ * - 1  (#CLINIC_EXIT_WRONG_RESULT): the program ran but its results were wrong;
+ * - 2  (#CLINIC_EXIT_CUDA_ERROR): a CUDA call failed and check_cuda() stopped the program;
+ * - 77 (#CLINIC_EXIT_SKIP): no usable GPU, so nothing was run (CTest reports "Skipped").
+ *
+ * Debug switch: when the compile definition `CLINIC_DEBUG_SYNC` is set, or the
+ * environment variable `CLINIC_DEBUG_SYNC` is set to anything but `0`,
+ * check_launch() also synchronizes, so a fault inside a kernel is blamed on
+ * the launch that caused it rather than on some later call.
+ *
+ * The header is plain C plus the CUDA runtime API, so host-only C code can use
+ * it too (the unit tests in tests/ do).
+ */
+#ifndef CLINIC_CHECK_CUDA_H
+#define CLINIC_CHECK_CUDA_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime.h>
+
+#define CLINIC_EXIT_OK 0           /**< Ran, and the results were right. */
+#define CLINIC_EXIT_WRONG_RESULT 1 /**< Ran, but the results were wrong. */
+#define CLINIC_EXIT_CUDA_ERROR 2   /**< A checked CUDA call failed. */
+#define CLINIC_EXIT_SKIP 77        /**< No usable GPU; CTest's skip code. */
+
+/** The file name without its directories, so messages read the same on every machine. */
+static inline const char *clinic_basename(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/**
+ * Formats the message for a failed CUDA call:
+ * `file:line: expr failed: cudaErrorName (error string)`.
+ * Returns what snprintf returns.
+ */
+static inline int clinic_format_error(char *buf, size_t size, cudaError_t err,
+                                      const char *expr, const char *file, int line)
+{
+    return snprintf(buf, size, "%s:%d: %s failed: %s (%s)", clinic_basename(file), line,
+                    expr, cudaGetErrorName(err), cudaGetErrorString(err));
+}
+
+/** Prints the message for \p err to stderr and exits with #CLINIC_EXIT_CUDA_ERROR; does nothing on success. */
+static inline void clinic_check(cudaError_t err, const char *expr, const char *file, int line)
+{
+    char msg[512];
+    if (err == cudaSuccess)
+        return;
+    clinic_format_error(msg, sizeof msg, err, expr, file, line);
+    fflush(stdout); /* keep what the program printed before the error in order */
+    fprintf(stderr, "%s\n", msg);
+    exit(CLINIC_EXIT_CUDA_ERROR);
+}
+
+/** Checks one CUDA runtime call: `check_cuda(cudaMalloc(&p, bytes));` */
+#define check_cuda(call) clinic_check((call), #call, __FILE__, __LINE__)
+
+/** True when the debug switch (compile definition or environment variable) is on. */
+static inline int clinic_debug_sync(void)
+{
+#ifdef CLINIC_DEBUG_SYNC
+    return 1;
+#else
+    const char *v = getenv("CLINIC_DEBUG_SYNC");
+    return v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
+#endif
+}
+
+/** Use right after a launch: catches configuration errors, and with the debug switch also faults during execution. */
+static inline void clinic_check_launch(const char *file, int line)
+{
+    clinic_check(cudaGetLastError(), "kernel launch", file, line);
+    if (clinic_debug_sync())
+        clinic_check(cudaDeviceSynchronize(), "kernel execution (CLINIC_DEBUG_SYNC)", file, line);
+}
+
+/** Checks the launch just made: `kernel<<<g, b>>>(...); check_launch();` */
+#define check_launch() clinic_check_launch(__FILE__, __LINE__)
+
+/**
+ * Decides whether there is a usable GPU, from what cudaGetDeviceCount() gave.
+ * Returns 0 if there is one; otherwise writes the reason into \p why and returns 1.
+ * Without a driver the call fails (error 35) and leaves the count untouched,
+ * so any error counts as "no GPU", and so does a count of zero.
+ */
+static inline int clinic_skip_reason(cudaError_t err, int count, char *why, size_t size)
+{
+    if (err != cudaSuccess) {
+        snprintf(why, size, "no usable CUDA device: cudaGetDeviceCount failed: %s (%s)",
+                 cudaGetErrorName(err), cudaGetErrorString(err));
+        return 1;
+    }
+    if (count <= 0) {
+        snprintf(why, size, "no usable CUDA device: cudaGetDeviceCount found 0 devices");
+        return 1;
+    }
+    return 0;
+}
+
+/** Call first in main(): prints `[SKIPPED] <why>` and exits 77 when there is no usable GPU. */
+static inline void require_gpu_or_skip(void)
+{
+    int count = 0; /* left untouched when the call fails */
+    char why[256];
+    if (clinic_skip_reason(cudaGetDeviceCount(&count), count, why, sizeof why)) {
+        printf("[SKIPPED] %s\n", why);
+        exit(CLINIC_EXIT_SKIP);
+    }
+}
+
+/**
+ * Compares \p n ints with the expected values and prints one line:
+ * `<what>: 0 of N elements wrong` or
+ * `<what>: K of N elements wrong, first at [i]: got X, expected Y`.
+ * Returns the number of wrong elements.
+ */
+static inline size_t check_ints(const char *what, const int *got, const int *want, size_t n)
+{
+    size_t wrong = 0, first = 0, i;
+    for (i = 0; i < n; i++) {
+        if (got[i] != want[i]) {
+            if (wrong == 0)
+                first = i;
+            wrong++;
+        }
+    }
+    if (wrong == 0)
+        printf("%s: 0 of %zu elements wrong\n", what, n);
+    else
+        printf("%s: %zu of %zu elements wrong, first at [%zu]: got %d, expected %d\n",
+               what, wrong, n, first, got[first], want[first]);
+    return wrong;
+}
+
+#endif /* CLINIC_CHECK_CUDA_H */
