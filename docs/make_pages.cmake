@@ -2,7 +2,8 @@
 #   cmake -DROOT=<repo> -DCHAPTERS=<list> -DOUT=<dir> -DDIFF=<diff> -P make_pages.cmake
 # Writes OUT/pages/mainpage.md (README.md), OUT/pages/chapters.md (the list, in
 # reading order), OUT/pages/chNN.md (a chapter's README followed by its sources,
-# the diff of the fix and the recorded outputs) and OUT/examples/<chapter>/fix.diff.
+# the diff of the fix and the recorded outputs), OUT/pages/<name>.md for each
+# docs/<name>.md, and OUT/examples/<chapter>/fix.diff.
 cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE "${OUT}/pages" "${OUT}/examples")
 file(MAKE_DIRECTORY "${OUT}/pages")
@@ -13,12 +14,23 @@ function(rewrite_links var)
   string(REGEX REPLACE "\\]\\((\\.\\./)*chapters/([0-9][0-9])-[a-z0-9-]+/?(README\\.md)?\\)" "](@ref ch\\2)" t "${t}")
   string(REGEX REPLACE "\\]\\(\\.\\./([0-9][0-9])-[a-z0-9-]+/?(README\\.md)?\\)" "](@ref ch\\1)" t "${t}")
   string(REGEX REPLACE "\\]\\((\\.\\./)*docs/([a-z]+)\\.md\\)" "](@ref \\2)" t "${t}")
+  string(REGEX REPLACE "\\]\\(([a-z]+)\\.md\\)" "](@ref \\1)" t "${t}")
   set(${var} "${t}" PARENT_SCOPE)
 endfunction()
 
 file(READ "${ROOT}/README.md" readme)
 rewrite_links(readme)
 file(WRITE "${OUT}/pages/mainpage.md" "${readme}")
+
+# docs/<name>.md becomes the page <name>, so links can say @ref <name>.
+file(GLOB docs_pages "${ROOT}/docs/*.md")
+foreach(page IN LISTS docs_pages)
+  get_filename_component(name "${page}" NAME_WE)
+  file(READ "${page}" text)
+  rewrite_links(text)
+  string(REGEX REPLACE "^(# [^\n]*)\n" "\\1 {#${name}}\n" text "${text}")
+  file(WRITE "${OUT}/pages/${name}.md" "${text}")
+endforeach()
 
 set(list "# Chapters {#chapters}\n\nOne bug per chapter, in reading order.\n\n")
 foreach(ch IN LISTS CHAPTERS)

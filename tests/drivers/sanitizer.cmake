@@ -1,7 +1,7 @@
 # sanitizer.cmake -- run one program under one compute-sanitizer tool.
 #   cmake -DSANITIZER=<compute-sanitizer or empty> -DTOOL=<memcheck|racecheck|initcheck|synccheck>
-#         -DPROGRAM=<exe> -DEXPECT=<CLEAN or a regex> [-DEXPECTED=<expected/x.out>]
-#         [-DEXTRA=<"more options">] -P sanitizer.cmake
+#         -DPROGRAM=<exe> -DEXPECT=<CLEAN or a regex> -DEXPECTED=<expected/x.out>
+#         -P sanitizer.cmake
 # EXPECT=CLEAN: the tool's own summary must report nothing, and the program
 #   must exit as its recorded output says (EXPECTED's "[exit status: N]").
 # EXPECT=<regex>: the report must match the regex and the tool must have found errors.
@@ -17,10 +17,9 @@ set(args --tool ${TOOL} --error-exitcode ${found_errors} --print-limit 20)
 if(TOOL STREQUAL "memcheck")
   list(APPEND args --leak-check full)
 endif()
-separate_arguments(extra UNIX_COMMAND "${EXTRA}")
-execute_process(COMMAND "${SANITIZER}" ${args} ${extra} "${PROGRAM}"
+execute_process(COMMAND "${SANITIZER}" ${args} "${PROGRAM}"
                 OUTPUT_VARIABLE report ERROR_VARIABLE report RESULT_VARIABLE rc)
-message(NOTICE "compute-sanitizer ${args} ${extra} ${PROGRAM}\n${report}[exit status: ${rc}]")
+message(NOTICE "compute-sanitizer ${args} ${PROGRAM}\n${report}[exit status: ${rc}]")
 if(report MATCHES "\\[SKIPPED\\]")
   message(STATUS "[SKIPPED] the program found no usable GPU")
   return()
