@@ -1,10 +1,11 @@
 # make_pages.cmake -- turn the READMEs into Doxygen pages, at build time.
-#   cmake -DROOT=<repo> -DCHAPTERS=<list> -DOUT=<dir> -DDIFF=<diff> -P make_pages.cmake
+#   cmake -DROOT=<repo> -DCHAPTERS=<a,b,...> -DOUT=<dir> -DDIFF=<diff> -P make_pages.cmake
 # Writes OUT/pages/mainpage.md (README.md), OUT/pages/chapters.md (the list, in
 # reading order), OUT/pages/chNN.md (a chapter's README followed by its sources,
 # the diff of the fix and the recorded outputs), OUT/pages/<name>.md for each
 # docs/<name>.md, and OUT/examples/<chapter>/fix.diff.
 cmake_minimum_required(VERSION 3.25)
+string(REPLACE "," ";" CHAPTERS "${CHAPTERS}")
 file(REMOVE_RECURSE "${OUT}/pages" "${OUT}/examples")
 file(MAKE_DIRECTORY "${OUT}/pages")
 

@@ -1,0 +1,52 @@
+/**
+ * \file broken.cu
+ * \brief Chapter 09, broken: the host reads a pinned buffer right after
+ *        cudaMemcpyAsync() returns, before the copy has run, and sees old data.
+ */
+#include "check_cuda.h"
+
+#define N 1024
+#define SPIN_NS 200000000ull /* 200 ms: far longer than it takes to issue a copy */
+
+/* Busy-waits SPIN_NS on the GPU's nanosecond clock, then writes out[i] = i + 1. */
+__global__ void slow_fill(int *out, int n)
+{
+    unsigned long long start, now;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < SPIN_NS);
+    if (i < n)
+        out[i] = i + 1;
+}
+
+int main(void)
+{
+    int want[N];
+    int *dev = NULL, *pinned = NULL;
+    cudaStream_t s;
+    size_t wrong;
+
+    require_gpu_or_skip();
+    check_cuda(cudaMalloc((void **)&dev, N * sizeof(int)));
+    check_cuda(cudaMallocHost((void **)&pinned, N * sizeof(int))); /* page-locked */
+    check_cuda(cudaStreamCreate(&s));
+    for (int i = 0; i < N; i++) {
+        pinned[i] = -1; /* a marker: any -1 left over was never copied back */
+        want[i] = i + 1;
+    }
+
+    slow_fill<<<N / 256, 256, 0, s>>>(dev, N);
+    check_launch();
+    check_cuda(cudaMemcpyAsync(pinned, dev, N * sizeof(int), cudaMemcpyDeviceToHost, s));
+    /* BUG: into pinned memory cudaMemcpyAsync() only queues the copy behind the
+       kernel and returns at once: pinned still holds the markers. */
+    wrong = check_ints("pinned buffer after cudaMemcpyAsync", pinned, want, N);
+    check_cuda(cudaStreamSynchronize(s)); /* too late for the check, but before freeing */
+
+    check_cuda(cudaStreamDestroy(s));
+    check_cuda(cudaFreeHost(pinned));
+    check_cuda(cudaFree(dev));
+    return wrong ? CLINIC_EXIT_WRONG_RESULT : CLINIC_EXIT_OK;
+}
