@@ -1,5 +1,5 @@
 /**
- * \file broken.cu
+ * \file fixed.cu
  * \brief Chapter 06, fixed: cudaMemcpy() gets the host buffer as destination, first,
  *        and the device buffer as source, so both read-backs bring the results home.
  */

@@ -1,5 +1,5 @@
 /**
- * \file broken.cu
+ * \file fixed.cu
  * \brief Chapter 07, fixed: the device buffer is freed once, last, after the
  *        results have been copied out of it.
  */

@@ -2,9 +2,9 @@
 #   cmake -DROOT=<repo> -DCHAPTERS=<list> -P lint.cmake
 cmake_minimum_required(VERSION 3.25)
 set(problems "")
-macro(problem text)
-  string(APPEND problems "  ${text}\n")
-endmacro()
+function(problem text)
+  set(problems "${problems}  ${text}\n" PARENT_SCOPE)
+endfunction()
 
 file(GLOB dirs RELATIVE "${ROOT}/chapters" "${ROOT}/chapters/[0-9][0-9]-*")
 foreach(dir IN LISTS dirs)
