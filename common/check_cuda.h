@@ -111,7 +111,8 @@ static inline void require_gpu_or_skip(void)
 {
     int count = 0; /* left untouched when the call fails */
     char why[256];
-    if (clinic_skip_reason(cudaGetDeviceCount(&count), count, why, sizeof why)) {
+    cudaError_t err = cudaGetDeviceCount(&count); /* before count is read */
+    if (clinic_skip_reason(err, count, why, sizeof why)) {
         printf("[SKIPPED] %s\n", why);
         exit(CLINIC_EXIT_SKIP);
     }
