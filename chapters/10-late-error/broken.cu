@@ -26,10 +26,10 @@ int main(void)
     require_gpu_or_skip();
     for (int i = 0; i < N; i++)
         idx[i] = N - 1 - i; /* reverse the order */
-    /* A wild entry, as a corrupt input file might give: 2^36 ints (256 GiB)
-       past the buffer, far from any allocation, so exactly one thread faults.
+    /* A wild entry, as a corrupt input file might give: 2^60 ints past the
+       buffer, beyond any address the GPU can map, so exactly one thread faults.
        broken.cu and fixed.cu share it: the lesson is where the fault is reported. */
-    idx[BAD] = (size_t)1 << 36;
+    idx[BAD] = (size_t)1 << 60;
 
     check_cuda(cudaMalloc((void **)&out, sizeof host));
     check_cuda(cudaMemset(out, 0, sizeof host));
