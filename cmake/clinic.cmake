@@ -28,10 +28,10 @@ enable_testing()
 #   chNN.<prog>.golden      stdout + stderr + exit status == expected/<prog>.out
 #   chNN.fixed.<tool>       clean under memcheck (leak check), racecheck, initcheck, synccheck
 #   chNN.broken.<tool>      with BROKEN_SANITIZER: the tool reports the bug
-# FIXED_SANITIZER is for a fixed program whose lesson is how an error is
-# reported, so it still makes that error on purpose (chapter 10): under <tool>
-# its report must match <regex>, which should pin the error count too.
 #   chNN.broken.compile_fails  with BROKEN_COMPILE_ERROR: nvcc rejects broken.cu with that message
+# FIXED_SANITIZER is for a fixed program whose lesson is how an error is
+# caught or reported, so it still makes that error on purpose (chapters 02 and
+# 10): under <tool> its report must match <regex>, which should pin the error count.
 function(clinic_chapter)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "BROKEN_COMPILE_ERROR"
                         "BROKEN_SANITIZER;FIXED_SANITIZER")

@@ -25,16 +25,32 @@ function(clinic_run program out)
   set(${out}_STDOUT "${stdout}" PARENT_SCOPE)
 endfunction()
 
-# clinic_show_diff(<expected-file> <actual-text> <work-file> <out-var>): a
-# unified diff of the recorded transcript against the new one.
-function(clinic_show_diff expected actual work out)
+# clinic_check_transcript(<expected-file> <actual-text> <work-file>): with the
+# environment variable CLINIC_UPDATE_EXPECTED=1, records the transcript into
+# <expected-file>; otherwise fails, with a unified diff, unless it matches that
+# file byte for byte.
+function(clinic_check_transcript expected actual work)
+  if("$ENV{CLINIC_UPDATE_EXPECTED}" STREQUAL "1")
+    file(WRITE "${expected}" "${actual}")
+    message(STATUS "recorded ${expected}:\n${actual}")
+    return()
+  endif()
+  if(NOT EXISTS "${expected}")
+    message(FATAL_ERROR "no recorded output ${expected}: record it on a GPU host "
+                        "with CLINIC_UPDATE_EXPECTED=1 (see README). This run gave:\n${actual}")
+  endif()
+  file(READ "${expected}" want)
+  if(actual STREQUAL want)
+    message(STATUS "matches ${expected}:\n${actual}")
+    return()
+  endif()
   file(WRITE "${work}" "${actual}")
   if(DIFF)
     execute_process(COMMAND "${DIFF}" -u --label "${expected}" --label actual
                             "${expected}" "${work}" OUTPUT_VARIABLE udiff)
   else()
-    file(READ "${expected}" want)
     set(udiff "--- expected\n${want}+++ actual\n${actual}")
   endif()
-  set(${out} "${udiff}" PARENT_SCOPE)
+  message(NOTICE "${udiff}")
+  message(FATAL_ERROR "the output differs from ${expected}")
 endfunction()
