@@ -13,111 +13,155 @@ if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT DEFINED ENV{CUDAARCHS})
 endif()
 
 get_filename_component(CLINIC_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
-set(CLINIC_DRIVERS "${CLINIC_ROOT}/tests/drivers")
+include("${CMAKE_CURRENT_LIST_DIR}/clinic_tests.cmake")
 set(CLINIC_SANITIZER_TOOLS memcheck racecheck initcheck synccheck)
 
 # Tests are on wherever a chapter is configured, alone or in the whole project.
 # (enable_testing() sets a directory variable, so it must run here, not in a function.)
 enable_testing()
 
-# clinic_chapter([BROKEN_COMPILE_ERROR <regex>]
+# The tools the tests use, looked for once per configure: compute-sanitizer
+# next to nvcc (CLINIC_SANITIZER, cached), and a Python that can import
+# PyCUDA for the chapters' PyCUDA twins. Sets CLINIC_PYTHON (empty without
+# Python) and CLINIC_PYCUDA_MISSING (why PyCUDA cannot run here, or empty).
+function(clinic_find_tools)
+  get_property(found GLOBAL PROPERTY CLINIC_TOOLS_FOUND)
+  if(NOT found)
+    get_filename_component(nvcc_dir "${CMAKE_CUDA_COMPILER}" DIRECTORY)
+    find_program(CLINIC_SANITIZER compute-sanitizer HINTS "${nvcc_dir}")
+    find_package(Python3 COMPONENTS Interpreter QUIET)
+    set(python "${Python3_EXECUTABLE}")
+    set(missing "")
+    if(NOT python)
+      set(missing "no Python 3 found (set Python3_EXECUTABLE)")
+    else()
+      execute_process(COMMAND "${python}" -c "import importlib.util as u, sys; sys.exit(u.find_spec('pycuda') is None or u.find_spec('numpy') is None)"
+                      RESULT_VARIABLE no_pycuda OUTPUT_QUIET ERROR_QUIET)
+      if(NOT no_pycuda STREQUAL "0")
+        set(missing "PyCUDA and numpy are not installed for ${python} (pip install numpy pycuda)")
+      endif()
+    endif()
+    set_property(GLOBAL PROPERTY CLINIC_PYTHON "${python}")
+    set_property(GLOBAL PROPERTY CLINIC_PYCUDA_MISSING "${missing}")
+    set_property(GLOBAL PROPERTY CLINIC_TOOLS_FOUND TRUE)
+  endif()
+  get_property(python GLOBAL PROPERTY CLINIC_PYTHON)
+  get_property(missing GLOBAL PROPERTY CLINIC_PYCUDA_MISSING)
+  set(CLINIC_PYTHON "${python}" PARENT_SCOPE)
+  set(CLINIC_PYCUDA_MISSING "${missing}" PARENT_SCOPE)
+endfunction()
+
+# clinic_chapter([BROKEN_COMPILE_ERROR <regex>...]
 #                [BROKEN_SANITIZER <tool> <regex>]
-#                [FIXED_SANITIZER <tool> <regex>])
-# Registers the chapter in the current folder (named NN-slug): its programs
+#                [FIXED_SANITIZER <tool> <regex>]
+#                [SERIAL])
+# Registers the chapter in the current folder, named NN-slug: its programs
 # chNN_broken and chNN_fixed (files "broken" and "fixed") and all its tests:
-#   chNN.<prog>.golden      stdout + stderr + exit status == expected/<prog>.out
-#   chNN.fixed.<tool>       clean under memcheck (leak check), racecheck, initcheck, synccheck
-#   chNN.broken.<tool>      with BROKEN_SANITIZER: the tool reports the bug
-#   chNN.broken.compile_fails  with BROKEN_COMPILE_ERROR: nvcc rejects broken.cu with that message
+#   chNN.<prog>.golden         stdout + stderr + exit status == expected/<prog>.out
+#   chNN.fixed.<tool>          clean under memcheck (leak check), racecheck, initcheck, synccheck
+#   chNN.broken.<tool>         with BROKEN_SANITIZER: <tool> reports the bug (<regex>)
+#   chNN.broken.compile_fails  with BROKEN_COMPILE_ERROR: nvcc rejects broken.cu, and
+#                              each regex matches one of its diagnostic lines
+#   chNN.<prog>.py.golden      for each PyCUDA twin <prog>.py in the folder
 # FIXED_SANITIZER is for a fixed program whose lesson is how an error is
 # caught or reported, so it still makes that error on purpose (chapters 02 and
 # 10): under <tool> its report must match <regex>, which should pin the error count.
+# SERIAL: the programs measure time, so their tests run with the machine to themselves.
 function(clinic_chapter)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "BROKEN_COMPILE_ERROR"
-                        "BROKEN_SANITIZER;FIXED_SANITIZER")
-  get_filename_component(_nvcc_dir "${CMAKE_CUDA_COMPILER}" DIRECTORY)
-  find_program(CLINIC_SANITIZER compute-sanitizer HINTS "${_nvcc_dir}")
-  find_program(CLINIC_DIFF diff)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "SERIAL" ""
+                        "BROKEN_COMPILE_ERROR;BROKEN_SANITIZER;FIXED_SANITIZER")
+  clinic_find_tools()
   get_filename_component(chapter "${CMAKE_CURRENT_SOURCE_DIR}" NAME)
-  string(SUBSTRING "${chapter}" 0 2 num)
-  set(id ch${num})
+  if(NOT chapter MATCHES "^([0-9][0-9])-[a-z0-9-]+$")
+    message(FATAL_ERROR "${CMAKE_CURRENT_SOURCE_DIR}: a chapter folder is named NN-slug")
+  endif()
+  set(id "ch${CMAKE_MATCH_1}")
   set(src "${CMAKE_CURRENT_SOURCE_DIR}")
-  set(golden_args -DDIFF=${CLINIC_DIFF} -P "${CLINIC_DRIVERS}/golden.cmake")
+  set(serial "")
+  if(arg_SERIAL)
+    set(serial SERIAL)
+  endif()
 
   foreach(prog broken fixed)
-    set(target ${id}_${prog})
-    if(prog STREQUAL "broken" AND arg_BROKEN_COMPILE_ERROR)
-      add_executable(${target} EXCLUDE_FROM_ALL ${prog}.cu)
-    else()
-      add_executable(${target} ${prog}.cu)
-      add_test(NAME ${id}.${prog}.golden
-               COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${target}>
-                       -DEXPECTED=${src}/expected/${prog}.out
-                       -DWORK=${CMAKE_CURRENT_BINARY_DIR}/${prog}.actual ${golden_args})
-      set_tests_properties(${id}.${prog}.golden PROPERTIES
-        LABELS "gpu;golden;${id}" SKIP_REGULAR_EXPRESSION "\\[SKIPPED\\]"
-        TIMEOUT 120 RESOURCE_LOCK gpu)
-    endif()
-    set_target_properties(${target} PROPERTIES OUTPUT_NAME ${prog}
+    add_executable(${id}_${prog} ${prog}.cu)
+    set_target_properties(${id}_${prog} PROPERTIES OUTPUT_NAME ${prog}
                           CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON)
-    target_compile_options(${target} PRIVATE -lineinfo) # file:line in sanitizer reports
-    target_include_directories(${target} PRIVATE "${CLINIC_ROOT}/common")
+    target_compile_options(${id}_${prog} PRIVATE -lineinfo) # file:line in sanitizer reports
+    target_include_directories(${id}_${prog} PRIVATE "${CLINIC_ROOT}/common")
+  endforeach()
+
+  if(arg_BROKEN_COMPILE_ERROR)
+    set_target_properties(${id}_broken PROPERTIES EXCLUDE_FROM_ALL TRUE)
+    clinic_compile_fail_test(${id}.broken.compile_fails TARGET ${id}_broken
+      PATTERNS ${arg_BROKEN_COMPILE_ERROR} EXPECTED "${src}/expected/broken.out"
+      LABELS cpu compile_fail ${id})
+    set(programs fixed)
+  else()
+    set(programs broken fixed)
+  endif()
+  foreach(prog IN LISTS programs)
+    clinic_golden_test(${id}.${prog}.golden PROGRAM "$<TARGET_FILE:${id}_${prog}>"
+      EXPECTED "${src}/expected/${prog}.out" REQUIRES gpu LABELS gpu golden ${id} ${serial})
   endforeach()
 
   set(fixed_tool "")
   if(arg_FIXED_SANITIZER)
     list(GET arg_FIXED_SANITIZER 0 fixed_tool)
-    list(GET arg_FIXED_SANITIZER 1 regex)
-    clinic_sanitizer_test(${id}.fixed.${fixed_tool} ${id}_fixed ${fixed_tool} "${regex}")
+    list(GET arg_FIXED_SANITIZER 1 fixed_regex)
   endif()
   foreach(tool IN LISTS CLINIC_SANITIZER_TOOLS)
-    if(NOT tool STREQUAL fixed_tool)
-      clinic_sanitizer_test(${id}.fixed.${tool} ${id}_fixed ${tool} CLEAN)
+    set(expect CLEAN)
+    if(tool STREQUAL fixed_tool)
+      set(expect "${fixed_regex}")
     endif()
+    clinic_sanitizer_test(${id}.fixed.${tool} PROGRAM "$<TARGET_FILE:${id}_fixed>" TOOL ${tool}
+      EXPECT "${expect}" RECORDED "${src}/expected/fixed.out"
+      LABELS sanitizer ${tool} ${id} ${serial})
   endforeach()
   if(arg_BROKEN_SANITIZER)
     list(GET arg_BROKEN_SANITIZER 0 tool)
     list(GET arg_BROKEN_SANITIZER 1 regex)
-    clinic_sanitizer_test(${id}.broken.${tool} ${id}_broken ${tool} "${regex}")
+    clinic_sanitizer_test(${id}.broken.${tool} PROGRAM "$<TARGET_FILE:${id}_broken>" TOOL ${tool}
+      EXPECT "${regex}" RECORDED "${src}/expected/broken.out"
+      LABELS sanitizer ${tool} ${id} ${serial})
   endif()
 
+  foreach(prog broken fixed)
+    if(EXISTS "${src}/${prog}.py")
+      clinic_golden_test(${id}.${prog}.py.golden PROGRAM "${src}/${prog}.py"
+        INTERPRETER "${CLINIC_PYTHON}" WHY "${CLINIC_PYCUDA_MISSING}"
+        EXPECTED "${src}/expected/${prog}.py.out" REQUIRES gpu pycuda
+        LABELS pycuda golden ${id} ${serial}
+        ENVIRONMENT "PYTHONPATH=${CLINIC_ROOT}/common" PYTHONDONTWRITEBYTECODE=1)
+    endif()
+  endforeach()
+
+  # What the tour (clinic_tour) runs for this chapter, kept on the folder.
   if(arg_BROKEN_COMPILE_ERROR)
-    add_test(NAME ${id}.broken.compile_fails
-             COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${CMAKE_BINARY_DIR} -DTARGET=${id}_broken
-                     "-DERROR_REGEX=${arg_BROKEN_COMPILE_ERROR}"
-                     -DEXPECTED=${src}/expected/broken.out
-                     -DWORK=${CMAKE_CURRENT_BINARY_DIR}/broken.actual -DDIFF=${CLINIC_DIFF}
-                     -P "${CLINIC_DRIVERS}/compile_fail.cmake")
-    set_tests_properties(${id}.broken.compile_fails PROPERTIES
-      LABELS "cpu;compile_fail;${id}" TIMEOUT 300 RESOURCE_LOCK build_tree)
-    set(broken_exe "-")
+    set(broken_exe "")
+    set(tour_targets ${id}_fixed)
   else()
     set(broken_exe "$<TARGET_FILE:${id}_broken>")
+    set(tour_targets ${id}_broken ${id}_fixed)
   endif()
-  set_property(GLOBAL APPEND PROPERTY CLINIC_TOUR
-               "${chapter}|${broken_exe}|$<TARGET_FILE:${id}_fixed>|${src}")
+  set_property(DIRECTORY PROPERTY CLINIC_TOUR_CALL
+    "clinic_tour_chapter(\"${chapter}\" \"${broken_exe}\" \"$<TARGET_FILE:${id}_fixed>\" \"${src}\")")
+  set_property(DIRECTORY PROPERTY CLINIC_TOUR_TARGETS ${tour_targets})
 endfunction()
 
-# A clean run must also end with the exit status recorded in expected/<prog>.out.
-function(clinic_sanitizer_test name target tool expect)
-  string(REGEX REPLACE "^ch[0-9]+_" "" prog "${target}")
-  add_test(NAME ${name}
-           COMMAND ${CMAKE_COMMAND} "-DSANITIZER=${CLINIC_SANITIZER}" -DTOOL=${tool}
-                   -DPROGRAM=$<TARGET_FILE:${target}> "-DEXPECT=${expect}"
-                   -DEXPECTED=${CMAKE_CURRENT_SOURCE_DIR}/expected/${prog}.out
-                   -P "${CLINIC_DRIVERS}/sanitizer.cmake")
-  string(REGEX MATCH "^ch[0-9]+" id "${name}")
-  set_tests_properties(${name} PROPERTIES LABELS "sanitizer;${tool};${id}"
-    SKIP_REGULAR_EXPRESSION "\\[SKIPPED\\]" TIMEOUT 600 RESOURCE_LOCK gpu)
-endfunction()
-
-# The `tour` target: every chapter's programs in reading order, one line each.
+# clinic_tour(<chapter folder>...): the `tour` target runs every chapter's
+# programs in reading order, one line each, and fails if any is not as recorded.
 function(clinic_tour)
-  get_property(entries GLOBAL PROPERTY CLINIC_TOUR)
-  list(JOIN entries "\n" text)
-  file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/tour-chapters.txt" CONTENT "${text}\n")
+  set(calls "")
   add_custom_target(tour
-    COMMAND ${CMAKE_COMMAND} -DCHAPTERS=${CMAKE_BINARY_DIR}/tour-chapters.txt
+    COMMAND "${CMAKE_COMMAND}" "-DCHAPTERS=${CMAKE_BINARY_DIR}/tour-chapters.cmake"
             -P "${CLINIC_DRIVERS}/tour.cmake"
-    USES_TERMINAL COMMENT "Touring every chapter")
+    USES_TERMINAL COMMENT "Touring every chapter" VERBATIM)
+  foreach(dir IN LISTS ARGN)
+    get_property(call DIRECTORY "${dir}" PROPERTY CLINIC_TOUR_CALL)
+    get_property(targets DIRECTORY "${dir}" PROPERTY CLINIC_TOUR_TARGETS)
+    string(APPEND calls "${call}\n")
+    add_dependencies(tour ${targets})
+  endforeach()
+  file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/tour-chapters.cmake" CONTENT "${calls}")
 endfunction()

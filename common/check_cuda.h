@@ -87,32 +87,47 @@ static inline void clinic_check_launch(const char *file, int line)
 #define check_launch() clinic_check_launch(__FILE__, __LINE__)
 
 /**
- * Decides whether there is a usable GPU, from what cudaGetDeviceCount() gave.
- * Returns 0 if there is one; otherwise writes the reason into \p why and returns 1.
- * Without a driver the call fails (error 35) and leaves the count untouched,
- * so any error counts as "no GPU", and so does a count of zero.
+ * Decides whether there is a usable GPU, and if not, says why in words a user
+ * can act on. \p err and \p count are what cudaGetDeviceCount() gave,
+ * \p driver and \p runtime what cudaDriverGetVersion() and
+ * cudaRuntimeGetVersion() gave (1000 * major + 10 * minor; the driver
+ * version is 0 when no driver is installed). Returns 0 if there is a GPU;
+ * otherwise writes the reason into \p why and returns 1.
  */
-static inline int clinic_skip_reason(cudaError_t err, int count, char *why, size_t size)
+static inline int clinic_skip_reason(cudaError_t err, int count, int driver, int runtime,
+                                     char *why, size_t size)
 {
-    if (err != cudaSuccess) {
-        snprintf(why, size, "no usable CUDA device: cudaGetDeviceCount failed: %s (%s)",
-                 cudaGetErrorName(err), cudaGetErrorString(err));
-        return 1;
-    }
-    if (count <= 0) {
-        snprintf(why, size, "no usable CUDA device: cudaGetDeviceCount found 0 devices");
-        return 1;
-    }
-    return 0;
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    if (err == cudaSuccess && count > 0)
+        return 0;
+    if (driver == 0) /* checked first: without a driver every call fails */
+        snprintf(why, size, "no NVIDIA driver: libcuda.so.1 is not installed or cannot be loaded");
+    else if (err == cudaErrorInsufficientDriver)
+        snprintf(why, size,
+                 "the NVIDIA driver is too old for this program: it supports CUDA %d.%d, "
+                 "the program was built with CUDA %d.%d",
+                 driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
+    else if (err == cudaErrorStubLibrary)
+        snprintf(why, size, "libcuda.so.1 is the CUDA toolkit's stub, not a driver "
+                            "(a stubs folder is on LD_LIBRARY_PATH)");
+    else if (err == cudaErrorNoDevice || (err == cudaSuccess && count <= 0))
+        snprintf(why, size, "the NVIDIA driver sees no CUDA device (CUDA_VISIBLE_DEVICES is %s%s%s)",
+                 visible ? "\"" : "unset", visible ? visible : "", visible ? "\"" : "");
+    else
+        snprintf(why, size, "cudaGetDeviceCount failed: %s (%s)", cudaGetErrorName(err),
+                 cudaGetErrorString(err));
+    return 1;
 }
 
 /** Call first in main(): prints `[SKIPPED] <why>` and exits 77 when there is no usable GPU. */
 static inline void require_gpu_or_skip(void)
 {
-    int count = 0; /* left untouched when the call fails */
+    int count = 0, driver = 0, runtime = 0; /* left untouched when a call fails */
     char why[256];
     cudaError_t err = cudaGetDeviceCount(&count); /* before count is read */
-    if (clinic_skip_reason(err, count, why, sizeof why)) {
+    cudaDriverGetVersion(&driver);                /* 0 when there is no driver */
+    cudaRuntimeGetVersion(&runtime);
+    if (clinic_skip_reason(err, count, driver, runtime, why, sizeof why)) {
         printf("[SKIPPED] %s\n", why);
         exit(CLINIC_EXIT_SKIP);
     }

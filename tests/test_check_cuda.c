@@ -73,9 +73,29 @@ static void compare_match(void)
     exit((int)check_ints("demo", v, v, 3));
 }
 
-int main(void)
+static void require_gpu(void)
+{
+    require_gpu_or_skip();
+}
+
+/* With tests/fake_driver's libcuda.so.1 on LD_LIBRARY_PATH: the real skip path. */
+static int old_driver(void)
+{
+    char out[1024], err[1024];
+    const char *want = "[SKIPPED] the NVIDIA driver is too old for this program: "
+                       "it supports CUDA 12.2, the program was built with CUDA ";
+    EXPECT(run_child(require_gpu, out, sizeof out, err, sizeof err) == CLINIC_EXIT_SKIP);
+    EXPECT(strncmp(out, want, strlen(want)) == 0);
+    printf("%s%s: %d failure(s)\n", out, failures ? "FAILED" : "passed", failures);
+    return failures ? 1 : 0;
+}
+
+int main(int argc, char **argv)
 {
     char buf[512], out[1024], err[1024];
+
+    if (argc == 2 && strcmp(argv[1], "--old-driver") == 0)
+        return old_driver();
 
     EXPECT(strcmp(clinic_basename("/a/b/fixed.cu"), "fixed.cu") == 0);
     EXPECT(strcmp(clinic_basename("fixed.cu"), "fixed.cu") == 0);
@@ -85,13 +105,24 @@ int main(void)
     EXPECT(strcmp(buf, "broken.cu:42: cudaMemcpy(h, d, n, k) failed: "
                        "cudaErrorInvalidValue (invalid argument)") == 0);
 
-    /* Without a driver cudaGetDeviceCount() fails with error 35 and leaves the count alone. */
-    EXPECT(clinic_skip_reason(cudaErrorInsufficientDriver, -1, buf, sizeof buf) == 1);
-    EXPECT(strstr(buf, "cudaErrorInsufficientDriver") != NULL);
-    EXPECT(clinic_skip_reason(cudaErrorNoDevice, 0, buf, sizeof buf) == 1);
-    EXPECT(clinic_skip_reason(cudaSuccess, 0, buf, sizeof buf) == 1);
-    EXPECT(strstr(buf, "found 0 devices") != NULL);
-    EXPECT(clinic_skip_reason(cudaSuccess, 1, buf, sizeof buf) == 0);
+    /* Each way of having no usable GPU gets its own reason. */
+    unsetenv("CUDA_VISIBLE_DEVICES");
+    EXPECT(clinic_skip_reason(cudaErrorInsufficientDriver, 0, 0, 13000, buf, sizeof buf) == 1);
+    EXPECT(strcmp(buf, "no NVIDIA driver: libcuda.so.1 is not installed or cannot be loaded") == 0);
+    EXPECT(clinic_skip_reason(cudaErrorInsufficientDriver, 0, 12020, 13000, buf, sizeof buf) == 1);
+    EXPECT(strcmp(buf, "the NVIDIA driver is too old for this program: it supports CUDA 12.2, "
+                       "the program was built with CUDA 13.0") == 0);
+    EXPECT(clinic_skip_reason(cudaErrorStubLibrary, 0, 13000, 13000, buf, sizeof buf) == 1);
+    EXPECT(strstr(buf, "stub") != NULL);
+    EXPECT(clinic_skip_reason(cudaErrorNoDevice, 0, 13000, 13000, buf, sizeof buf) == 1);
+    EXPECT(strcmp(buf, "the NVIDIA driver sees no CUDA device (CUDA_VISIBLE_DEVICES is unset)") == 0);
+    setenv("CUDA_VISIBLE_DEVICES", "", 1);
+    EXPECT(clinic_skip_reason(cudaSuccess, 0, 13000, 13000, buf, sizeof buf) == 1);
+    EXPECT(strcmp(buf, "the NVIDIA driver sees no CUDA device (CUDA_VISIBLE_DEVICES is \"\")") == 0);
+    unsetenv("CUDA_VISIBLE_DEVICES");
+    EXPECT(clinic_skip_reason(cudaErrorUnknown, 0, 13000, 13000, buf, sizeof buf) == 1);
+    EXPECT(strstr(buf, "cudaGetDeviceCount failed: cudaErrorUnknown") == buf);
+    EXPECT(clinic_skip_reason(cudaSuccess, 1, 13000, 13000, buf, sizeof buf) == 0);
 
     EXPECT(run_child(fail_a_call, out, sizeof out, err, sizeof err) == CLINIC_EXIT_CUDA_ERROR);
     EXPECT(strstr(err, "test_check_cuda.c:") == err); /* file:line first, without directories */

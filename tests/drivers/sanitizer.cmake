@@ -1,14 +1,15 @@
 # sanitizer.cmake -- run one program under one compute-sanitizer tool.
 #   cmake -DSANITIZER=<compute-sanitizer or empty> -DTOOL=<memcheck|racecheck|initcheck|synccheck>
 #         -DPROGRAM=<exe> -DEXPECT=<CLEAN or a regex> -DEXPECTED=<expected/x.out>
-#         -P sanitizer.cmake
+#         -DSKIP_TOKEN=<token> -P sanitizer.cmake
 # EXPECT=CLEAN: the tool's own summary must report nothing, and the program
 #   must exit as its recorded output says (EXPECTED's "[exit status: N]").
 # EXPECT=<regex>: the report must match the regex and the tool must have found errors.
-# Prints "[SKIPPED] ..." without compute-sanitizer or without a usable GPU.
+# Skips without compute-sanitizer, or when the program took the no-GPU path.
 cmake_minimum_required(VERSION 3.25)
+include("${CMAKE_CURRENT_LIST_DIR}/run_program.cmake")
 if(NOT SANITIZER)
-  message(STATUS "[SKIPPED] compute-sanitizer not found")
+  clinic_skip("sanitizer" "compute-sanitizer was not found next to nvcc or on the PATH")
   return()
 endif()
 
@@ -17,12 +18,14 @@ set(args --tool ${TOOL} --error-exitcode ${found_errors} --print-limit 20)
 if(TOOL STREQUAL "memcheck")
   list(APPEND args --leak-check full)
 endif()
-execute_process(COMMAND "${SANITIZER}" ${args} "${PROGRAM}"
+execute_process(COMMAND "${SANITIZER}" ${args} "${PROGRAM}" TIMEOUT 300
                 OUTPUT_VARIABLE report ERROR_VARIABLE report RESULT_VARIABLE rc)
 list(JOIN args " " shown)
 message(NOTICE "compute-sanitizer ${shown} ${PROGRAM}\n${report}[exit status: ${rc}]")
-if(report MATCHES "\\[SKIPPED\\]")
-  message(STATUS "[SKIPPED] the program found no usable GPU")
+# The no-GPU path: the program exited 77 (the tool passes its status on when it
+# found no errors) after printing its "[SKIPPED] <why>" line.
+if(rc STREQUAL "77" AND report MATCHES "(^|\n)\\[SKIPPED\\] ([^\n]+)\n")
+  clinic_skip("gpu" "${CMAKE_MATCH_2}")
   return()
 endif()
 

@@ -1,69 +1,76 @@
-# selftest.cmake -- the test drivers must be able to fail. Runs golden.cmake
-# and sanitizer.cmake on fake programs and fake sanitizer reports, and checks
-# that each one passes, fails or skips exactly when it should.
-#   cmake -DWORK=<scratch dir> -P selftest.cmake
+# selftest.cmake -- the test drivers must be able to fail. Configures the
+# fake-program project tests/selftest with the drivers in DRIVERS, runs CTest
+# on it, and checks that CTest itself reports every test as its name says:
+# pass.* Passed, fail.* Failed, skip.* Skipped.
+#   cmake -DWORK=<scratch dir> [-DDRIVERS=<drivers dir>] [-DGENERATOR=<gen>] -P selftest.cmake
 cmake_minimum_required(VERSION 3.25)
-set(drivers "${CMAKE_CURRENT_LIST_DIR}")
-file(REMOVE_RECURSE "${WORK}")
-file(MAKE_DIRECTORY "${WORK}")
-set(failures "")
-
-# A fake program: a shell script that prints <text> and exits with <code>.
-function(fake name text code)
-  file(WRITE "${WORK}/${name}" "#!/bin/sh\nprintf '${text}'\nexit ${code}\n")
-  file(CHMOD "${WORK}/${name}" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
-endfunction()
-
-# Runs a driver with the given -D options and checks how it ended:
-# PASS (exit 0, no skip line), FAIL (non-zero exit) or SKIP (exit 0 with [SKIPPED]).
-function(expect outcome what driver)
-  execute_process(COMMAND "${CMAKE_COMMAND}" ${ARGN} -P "${drivers}/${driver}"
-                  OUTPUT_VARIABLE out ERROR_VARIABLE out RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    set(got FAIL)
-  elseif(out MATCHES "\\[SKIPPED\\]")
-    set(got SKIP)
-  else()
-    set(got PASS)
-  endif()
-  if(got STREQUAL outcome)
-    message(STATUS "ok: ${what} -> ${got}")
-  else()
-    set(failures "${failures}  ${what}: expected ${outcome}, got ${got}\n${out}\n" PARENT_SCOPE)
-  endif()
-endfunction()
-
-# golden.cmake: stdout and exit status must both match, byte for byte.
-fake(ok "squares: 0 of 4 elements wrong\\n" 0)
-fake(wrong "squares: 1 of 4 elements wrong\\n" 1)
-fake(noisy "squares: 0 of 4 elements wrong\\n' >&2; printf '" 0)
-fake(nogpu "[SKIPPED] no usable CUDA device\\n" 77)
-file(WRITE "${WORK}/ok.out" "squares: 0 of 4 elements wrong\n[exit status: 0]\n")
-set(g -DEXPECTED=${WORK}/ok.out -DWORK=${WORK}/actual)
-expect(PASS "golden: same output, same status" golden.cmake -DPROGRAM=${WORK}/ok ${g})
-expect(FAIL "golden: other output, other status" golden.cmake -DPROGRAM=${WORK}/wrong ${g})
-expect(FAIL "golden: same text on stderr instead of stdout" golden.cmake -DPROGRAM=${WORK}/noisy ${g})
-expect(SKIP "golden: no GPU" golden.cmake -DPROGRAM=${WORK}/nogpu ${g})
-expect(FAIL "golden: no recorded output" golden.cmake -DPROGRAM=${WORK}/ok
-       -DEXPECTED=${WORK}/missing.out -DWORK=${WORK}/actual)
-
-# sanitizer.cmake: a clean run needs the tool's own summary line and the
-# recorded exit status; a broken run needs the report and the error exit code.
-fake(memcheck_clean "========= ERROR SUMMARY: 0 errors\\n" 0)
-fake(memcheck_dirty "========= Invalid __global__ write of size 4 bytes\\n========= ERROR SUMMARY: 1 error\\n" 86)
-fake(racecheck_clean "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\\n" 0)
-fake(wrong_status "========= ERROR SUMMARY: 0 errors\\n" 3)
-set(s -DPROGRAM=/bin/true -DEXPECTED=${WORK}/ok.out)
-expect(PASS "sanitizer: clean memcheck" sanitizer.cmake -DSANITIZER=${WORK}/memcheck_clean -DTOOL=memcheck -DEXPECT=CLEAN ${s})
-expect(FAIL "sanitizer: memcheck errors in a clean test" sanitizer.cmake -DSANITIZER=${WORK}/memcheck_dirty -DTOOL=memcheck -DEXPECT=CLEAN ${s})
-expect(PASS "sanitizer: clean racecheck" sanitizer.cmake -DSANITIZER=${WORK}/racecheck_clean -DTOOL=racecheck -DEXPECT=CLEAN ${s})
-expect(FAIL "sanitizer: racecheck without its own summary" sanitizer.cmake -DSANITIZER=${WORK}/memcheck_clean -DTOOL=racecheck -DEXPECT=CLEAN ${s})
-expect(FAIL "sanitizer: clean, but not the recorded exit status" sanitizer.cmake -DSANITIZER=${WORK}/wrong_status -DTOOL=memcheck -DEXPECT=CLEAN ${s})
-expect(PASS "sanitizer: broken program reported" sanitizer.cmake -DSANITIZER=${WORK}/memcheck_dirty -DTOOL=memcheck "-DEXPECT=Invalid __global__ write" ${s})
-expect(FAIL "sanitizer: broken program not reported" sanitizer.cmake -DSANITIZER=${WORK}/memcheck_clean -DTOOL=memcheck "-DEXPECT=Invalid __global__ write" ${s})
-expect(SKIP "sanitizer: no compute-sanitizer" sanitizer.cmake -DSANITIZER= -DTOOL=memcheck -DEXPECT=CLEAN ${s})
-
-if(failures)
-  message(FATAL_ERROR "the test drivers do not judge as they should:\n${failures}")
+get_filename_component(project "${CMAKE_CURRENT_LIST_DIR}/../selftest" ABSOLUTE)
+if(NOT DRIVERS)
+  set(DRIVERS "${CMAKE_CURRENT_LIST_DIR}")
 endif()
-message(STATUS "the test drivers pass, fail and skip as they should")
+set(generator "")
+if(GENERATOR)
+  set(generator -G "${GENERATOR}")
+endif()
+file(REMOVE_RECURSE "${WORK}")
+# The outer run's switches must not reach the fake tests: each sets its own.
+set(clean_env "${CMAKE_COMMAND}" -E env --unset=CLINIC_REQUIRE --unset=CLINIC_UPDATE_EXPECTED --unset=CI)
+execute_process(COMMAND ${clean_env} "${CMAKE_COMMAND}" -S "${project}" -B "${WORK}" ${generator}
+                        "-DCLINIC_DRIVERS=${DRIVERS}"
+                OUTPUT_VARIABLE out ERROR_VARIABLE out RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "could not configure the self-test project:\n${out}")
+endif()
+execute_process(COMMAND ${clean_env} "${CMAKE_CTEST_COMMAND}" --test-dir "${WORK}" -j 4
+                        --output-junit "${WORK}/junit.xml"
+                OUTPUT_VARIABLE log ERROR_VARIABLE log)
+
+file(READ "${WORK}/junit.xml" junit)
+string(REGEX MATCHALL "<testcase name=\"[^\"]*\" classname=\"[^\"]*\" time=\"[^\"]*\" status=\"[a-z]+\"" cases "${junit}")
+set(wrong "")
+set(count 0)
+foreach(case IN LISTS cases)
+  string(REGEX REPLACE "^<testcase name=\"([^\"]*)\".* status=\"([a-z]+)\"$" "\\1;\\2" pair "${case}")
+  list(GET pair 0 name)
+  list(GET pair 1 status)
+  string(REGEX MATCH "^(pass|fail|skip)\\." want "${name}")
+  set(got "${status}")
+  if(status STREQUAL "run")
+    set(got "pass.")
+  elseif(status STREQUAL "fail")
+    set(got "fail.")
+  elseif(status STREQUAL "notrun")
+    set(got "skip.")
+  endif()
+  if(NOT got STREQUAL want)
+    string(APPEND wrong "  ${name}: CTest says ${got} (${status}), it must be ${want}\n")
+  endif()
+  math(EXPR count "${count} + 1")
+endforeach()
+if(count LESS 50)
+  message(FATAL_ERROR "the self-test project ran only ${count} tests:\n${log}")
+endif()
+
+# The tour stops a program that hangs (12 s) at its time limit (2 s here).
+if(junit MATCHES "<testcase name=\"fail.tour.hangs\" classname=\"[^\"]*\" time=\"([0-9]+)")
+  if(CMAKE_MATCH_1 GREATER 8)
+    string(APPEND wrong "  fail.tour.hangs: took ${CMAKE_MATCH_1} s; the tour did not stop the hung program\n")
+  endif()
+endif()
+
+# A test that recorded must have recorded the real transcript; the others none.
+file(READ "${WORK}/fakes/recorded.out" recorded)
+if(NOT recorded STREQUAL "squares: 1 of 4 elements wrong\n[exit status: 1]\n")
+  string(APPEND wrong "  pass.golden.update_mode_records: recorded '${recorded}'\n")
+endif()
+foreach(file update_0.out update_yes.out update_true.out update_ON.out ci.out ok.out)
+  file(READ "${WORK}/fakes/${file}" text)
+  if(NOT text STREQUAL "squares: 0 of 4 elements wrong\n[exit status: 0]\n")
+    string(APPEND wrong "  ${file} was overwritten outside update mode\n")
+  endif()
+endforeach()
+
+if(wrong)
+  message(FATAL_ERROR "the test drivers do not judge as they should:\n${wrong}\nCTest's log:\n${log}")
+endif()
+message(STATUS "the test drivers pass, fail and skip as they should: ${count} verdicts checked")
