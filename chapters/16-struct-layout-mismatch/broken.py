@@ -1,0 +1,143 @@
+"""broken.py -- Chapter 16, PyCUDA twin of broken.cu: the host builds its records
+with a NumPy structured dtype made without align=True, which packs the fields,
+while the kernel's C struct is padded, so every field after the first comes out
+shifted. It then checks four claims about structs from seed question 003."""
+import sys
+
+import clinic_pycuda as clinic
+
+clinic.require_gpu_or_skip()
+
+import numpy as np  # noqa: E402
+import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
+import pycuda.driver as cuda  # noqa: E402
+from pycuda.compiler import SourceModule  # noqa: E402
+
+N = 4  # records
+
+# BUG: without align=True NumPy packs the fields one after the other: tag at
+# byte 0, id at byte 1, value at byte 5, and a record is 9 bytes. The C compiler
+# pads the same struct to 12 bytes, so from the first id on the kernel reads
+# bytes that belong to other fields.
+HOST_RECORD = np.dtype([("tag", np.int8), ("id", np.int32), ("value", np.float32)])
+
+KERNEL = r"""
+#include <stddef.h>
+
+/* The record as the kernel reads it. The compiler aligns each field to its
+   size: tag at byte 0, 3 bytes of padding, id at byte 4, value at byte 8. */
+typedef struct {
+    char tag;
+    int id;
+    float value;
+} record;
+
+/* Reports the layout the device compiler gave record: size, then the offsets
+   of tag, id and value. */
+__global__ void record_layout(int *out)
+{
+    out[0] = (int)sizeof(record);
+    out[1] = (int)offsetof(record, tag);
+    out[2] = (int)offsetof(record, id);
+    out[3] = (int)offsetof(record, value);
+}
+
+/* Copies each field of each record into its own array, as the kernel sees it. */
+__global__ void unpack(const record *recs, int *tags, int *ids, float *values, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        tags[i] = recs[i].tag;
+        ids[i] = recs[i].id;
+        values[i] = recs[i].value;
+    }
+}
+"""
+
+
+def offset(dtype, field):
+    """The byte offset of one field of a structured dtype."""
+    return dtype.fields[field][1]
+
+
+def seed_claims(dev_recs):
+    """Four claims from seed question 003, checked on this machine."""
+    try:
+        np.dtype("V2f")
+    except TypeError as e:
+        print("np.dtype('V2f'): %s" % clinic.error_text(e))
+    else:
+        print("np.dtype('V2f'): no error")
+
+    point = [("x", np.float32), ("y", np.float32)]
+    points = np.zeros(2, dtype=point)
+    try:
+        points.astype(np.uint8)
+    except TypeError as e:
+        print("points.astype(np.uint8): %s" % clinic.error_text(e))
+    else:
+        print("points.astype(np.uint8): no error")
+    print("points.view(np.uint8): %d bytes, the raw bytes of %d points"
+          % (points.view(np.uint8).size, points.size))
+
+    print("{float x, y}: %d bytes packed, %d bytes with align=True"
+          % (np.dtype(point).itemsize, np.dtype(point, align=True).itemsize))
+
+    print("DeviceAllocation has get_ptr(): %s; mem_alloc address a multiple of 256: %s"
+          % (hasattr(dev_recs, "get_ptr"), int(dev_recs) % 256 == 0))
+
+
+def run():
+    module = SourceModule(KERNEL)
+    record_layout = module.get_function("record_layout")
+    unpack = module.get_function("unpack")
+
+    host = np.zeros(N, dtype=HOST_RECORD)  # padding bytes, if any, are zeros too
+    host["tag"] = np.arange(N) + 1
+    host["id"] = 1001 + np.arange(N)
+    host["value"] = 0.5 + np.arange(N)
+
+    layout = np.empty(4, dtype=np.int32)
+    dev_layout = cuda.mem_alloc(layout.nbytes)
+    record_layout(dev_layout, block=(1, 1, 1), grid=(1, 1))
+    cuda.memcpy_dtoh(layout, dev_layout)
+    print("host record:   %2d bytes; tag at byte %d, id at byte %d, value at byte %d"
+          % (HOST_RECORD.itemsize, offset(HOST_RECORD, "tag"),
+             offset(HOST_RECORD, "id"), offset(HOST_RECORD, "value")))
+    print("kernel record: %2d bytes; tag at byte %d, id at byte %d, value at byte %d"
+          % tuple(int(x) for x in layout))
+
+    # The buffer holds N records as the kernel reads them. It is zeroed first,
+    # so any byte the copy does not cover reads as 0 on every run.
+    kernel_bytes = N * int(layout[0])
+    dev_recs = cuda.mem_alloc(kernel_bytes)
+    cuda.memset_d8(dev_recs, 0, kernel_bytes)
+    cuda.memcpy_htod(dev_recs, host)  # the structured array's own bytes
+    tags = np.empty(N, dtype=np.int32)
+    ids = np.empty(N, dtype=np.int32)
+    values = np.empty(N, dtype=np.float32)
+    dev_tags = cuda.mem_alloc(tags.nbytes)
+    dev_ids = cuda.mem_alloc(ids.nbytes)
+    dev_values = cuda.mem_alloc(values.nbytes)
+    unpack(dev_recs, dev_tags, dev_ids, dev_values, np.int32(N),
+           block=(N, 1, 1), grid=(1, 1))
+    cuda.memcpy_dtoh(tags, dev_tags)
+    cuda.memcpy_dtoh(ids, dev_ids)
+    cuda.memcpy_dtoh(values, dev_values)
+
+    intact = 0
+    for i in range(N):
+        wrote = (int(host["tag"][i]), int(host["id"][i]), float(host["value"][i]))
+        read = (int(tags[i]), int(ids[i]), float(values[i]))
+        print("record %d: host wrote tag %d, id %d, value %g; kernel read tag %d, id %d, value %g"
+              % ((i,) + wrote + read))
+        intact += wrote == read
+    print("records the kernel read intact: %d of %d" % (intact, N))
+
+    seed_claims(dev_recs)
+    for dev in (dev_values, dev_ids, dev_tags, dev_recs, dev_layout):
+        dev.free()
+    return clinic.EXIT_OK if intact == N else clinic.EXIT_WRONG_RESULT
+
+
+sys.exit(clinic.main(run))

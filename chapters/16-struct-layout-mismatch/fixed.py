@@ -1,0 +1,121 @@
+"""fixed.py -- Chapter 16, PyCUDA twin of fixed.cu: the structured dtype is
+made with align=True, which lays the fields out as the C compiler does, and the
+program checks it against the layout the kernel reports before it copies."""
+import sys
+
+import clinic_pycuda as clinic
+
+clinic.require_gpu_or_skip()
+
+import numpy as np  # noqa: E402
+import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
+import pycuda.driver as cuda  # noqa: E402
+from pycuda.compiler import SourceModule  # noqa: E402
+
+N = 4  # records
+
+# FIX: align=True pads the fields as a C compiler does: tag at byte 0, id at
+# byte 4, value at byte 8, and a record is 12 bytes, the kernel's layout.
+HOST_RECORD = np.dtype([("tag", np.int8), ("id", np.int32), ("value", np.float32)],
+                       align=True)
+
+KERNEL = r"""
+#include <stddef.h>
+
+/* The record as the kernel reads it. The compiler aligns each field to its
+   size: tag at byte 0, 3 bytes of padding, id at byte 4, value at byte 8. */
+typedef struct {
+    char tag;
+    int id;
+    float value;
+} record;
+
+/* Reports the layout the device compiler gave record: size, then the offsets
+   of tag, id and value. */
+__global__ void record_layout(int *out)
+{
+    out[0] = (int)sizeof(record);
+    out[1] = (int)offsetof(record, tag);
+    out[2] = (int)offsetof(record, id);
+    out[3] = (int)offsetof(record, value);
+}
+
+/* Copies each field of each record into its own array, as the kernel sees it. */
+__global__ void unpack(const record *recs, int *tags, int *ids, float *values, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        tags[i] = recs[i].tag;
+        ids[i] = recs[i].id;
+        values[i] = recs[i].value;
+    }
+}
+"""
+
+
+def offset(dtype, field):
+    """The byte offset of one field of a structured dtype."""
+    return dtype.fields[field][1]
+
+
+def run():
+    module = SourceModule(KERNEL)
+    record_layout = module.get_function("record_layout")
+    unpack = module.get_function("unpack")
+
+    host = np.zeros(N, dtype=HOST_RECORD)  # padding bytes, if any, are zeros too
+    host["tag"] = np.arange(N) + 1
+    host["id"] = 1001 + np.arange(N)
+    host["value"] = 0.5 + np.arange(N)
+
+    layout = np.empty(4, dtype=np.int32)
+    dev_layout = cuda.mem_alloc(layout.nbytes)
+    record_layout(dev_layout, block=(1, 1, 1), grid=(1, 1))
+    cuda.memcpy_dtoh(layout, dev_layout)
+    print("host record:   %2d bytes; tag at byte %d, id at byte %d, value at byte %d"
+          % (HOST_RECORD.itemsize, offset(HOST_RECORD, "tag"),
+             offset(HOST_RECORD, "id"), offset(HOST_RECORD, "value")))
+    print("kernel record: %2d bytes; tag at byte %d, id at byte %d, value at byte %d"
+          % tuple(int(x) for x in layout))
+    # FIX: the run-time twin of fixed.cu's static_assert: stop before copying
+    # if the dtype does not match what the kernel will read.
+    host_layout = (HOST_RECORD.itemsize, offset(HOST_RECORD, "tag"),
+                   offset(HOST_RECORD, "id"), offset(HOST_RECORD, "value"))
+    if host_layout != tuple(int(x) for x in layout):
+        print("the dtype does not match the kernel's record: not copying")
+        dev_layout.free()
+        return clinic.EXIT_WRONG_RESULT
+
+    # The buffer holds N records as the kernel reads them. It is zeroed first,
+    # so any byte the copy does not cover reads as 0 on every run.
+    kernel_bytes = N * int(layout[0])
+    dev_recs = cuda.mem_alloc(kernel_bytes)
+    cuda.memset_d8(dev_recs, 0, kernel_bytes)
+    cuda.memcpy_htod(dev_recs, host)  # the structured array's own bytes
+    tags = np.empty(N, dtype=np.int32)
+    ids = np.empty(N, dtype=np.int32)
+    values = np.empty(N, dtype=np.float32)
+    dev_tags = cuda.mem_alloc(tags.nbytes)
+    dev_ids = cuda.mem_alloc(ids.nbytes)
+    dev_values = cuda.mem_alloc(values.nbytes)
+    unpack(dev_recs, dev_tags, dev_ids, dev_values, np.int32(N),
+           block=(N, 1, 1), grid=(1, 1))
+    cuda.memcpy_dtoh(tags, dev_tags)
+    cuda.memcpy_dtoh(ids, dev_ids)
+    cuda.memcpy_dtoh(values, dev_values)
+
+    intact = 0
+    for i in range(N):
+        wrote = (int(host["tag"][i]), int(host["id"][i]), float(host["value"][i]))
+        read = (int(tags[i]), int(ids[i]), float(values[i]))
+        print("record %d: host wrote tag %d, id %d, value %g; kernel read tag %d, id %d, value %g"
+              % ((i,) + wrote + read))
+        intact += wrote == read
+    print("records the kernel read intact: %d of %d" % (intact, N))
+
+    for dev in (dev_values, dev_ids, dev_tags, dev_recs, dev_layout):
+        dev.free()
+    return clinic.EXIT_OK if intact == N else clinic.EXIT_WRONG_RESULT
+
+
+sys.exit(clinic.main(run))

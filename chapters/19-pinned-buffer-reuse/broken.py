@@ -1,0 +1,62 @@
+"""broken.py -- Chapter 19, PyCUDA twin of broken.cu: the host refills a
+page-locked staging array while the memcpy_htod_async that reads it is still
+queued, so every batch on the device holds the last batch's data."""
+import sys
+
+import clinic_pycuda as clinic
+
+clinic.require_gpu_or_skip()
+
+import numpy as np  # noqa: E402
+import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
+import pycuda.driver as cuda  # noqa: E402
+from pycuda.compiler import SourceModule  # noqa: E402
+
+BATCHES = 4
+N = 1 << 18  # ints per batch: 1 MiB
+
+# Busy-waits 100 ms on the GPU's nanosecond clock: far longer than it takes to
+# fill every batch. It stands for the work still running on the stream when
+# the copies are queued behind it.
+KERNEL_SOURCE = r"""
+__global__ void busy_wait(void)
+{
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < 100000000ull);
+}
+"""
+
+
+def batch(b):
+    """Batch b holds the numbers b * N to b * N + N - 1, so every batch differs."""
+    return np.arange(b * N, (b + 1) * N, dtype=np.int32)
+
+
+def run():
+    busy_wait = SourceModule(KERNEL_SOURCE).get_function("busy_wait")
+    staging = cuda.pagelocked_empty(N, np.int32)
+    dev = cuda.mem_alloc(BATCHES * N * 4)
+    s = cuda.Stream()
+
+    busy_wait(block=(1, 1, 1), grid=(1, 1), stream=s)  # queued first: the copies wait
+    for b in range(BATCHES):
+        # BUG: the copy queued for the previous batch has not run yet: it only
+        # reads staging when its turn on the stream comes. Refilling staging
+        # now replaces the data that copy is still waiting to read.
+        staging[:] = batch(b)  # in place: staging stays the page-locked array
+        cuda.memcpy_htod_async(int(dev) + b * N * 4, staging, s)
+    s.synchronize()
+
+    result = np.empty(BATCHES * N, dtype=np.int32)
+    cuda.memcpy_dtoh(result, dev)
+    dev.free()
+    wrong = 0
+    for b in range(BATCHES):
+        wrong += clinic.check_ints("batch %d" % b, result[b * N:(b + 1) * N], batch(b))
+    return clinic.EXIT_WRONG_RESULT if wrong else clinic.EXIT_OK
+
+
+sys.exit(clinic.main(run))

@@ -1,0 +1,59 @@
+"""broken.py -- Chapter 21, PyCUDA twin of broken.cu: the 1024 threads of a kernel
+each malloc() 32 KiB, 32 MiB in all, from the default device heap of 8 MiB; some
+malloc() calls return NULL, the kernel writes through NULL, and the GPU faults."""
+import sys
+
+import clinic_pycuda as clinic
+
+clinic.require_gpu_or_skip()
+
+import numpy as np  # noqa: E402
+import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
+import pycuda.driver as cuda  # noqa: E402
+from pycuda.compiler import SourceModule  # noqa: E402
+
+THREADS = 1024  # one block
+SCRATCH_INTS = 8192  # 32 KiB a thread, 32 MiB for the block
+
+# BUG: malloc() returns NULL when the heap cannot serve the request, and the
+# kernel never looks. The heap has its default size, 8 MiB, and the block asks
+# for 32 MiB, so some threads write through NULL.
+KERNEL = r"""
+#define SCRATCH_INTS 8192
+
+__global__ void sum_on_heap(int *sums)
+{
+    int t = threadIdx.x;
+    int sum = 0;
+    int *scratch = (int *)malloc(SCRATCH_INTS * sizeof(int));
+    for (int j = 0; j < SCRATCH_INTS; j++)
+        scratch[j] = t;
+    __syncthreads();
+    for (int j = 0; j < SCRATCH_INTS; j++)
+        sum += scratch[j];
+    free(scratch);
+    sums[t] = sum;
+}
+"""
+
+
+def run():
+    host = np.full(THREADS, -1, dtype=np.int32)  # a marker: -1 was never copied back
+    want = np.arange(THREADS, dtype=np.int32) * SCRATCH_INTS
+    print("%d threads, each malloc(%d) in the kernel: %d MiB in all"
+          % (THREADS, SCRATCH_INTS * 4, (THREADS * SCRATCH_INTS * 4) >> 20))
+    module = SourceModule(KERNEL)
+    sum_on_heap = module.get_function("sum_on_heap")
+
+    sums = cuda.mem_alloc(host.nbytes)
+    sum_on_heap(sums, block=(THREADS, 1, 1), grid=(1, 1))
+    # The first call that waits for the kernel raises its fault. The context is
+    # broken from then on, so the clean-up PyCUDA does when run() ends fails as
+    # well: it prints a warning to stderr for each failed call, not an exception.
+    cuda.memcpy_dtoh(host, sums)
+    sums.free()
+    wrong = clinic.check_ints("sums", host, want)
+    return clinic.EXIT_WRONG_RESULT if wrong else clinic.EXIT_OK
+
+
+sys.exit(clinic.main(run))

@@ -1,0 +1,56 @@
+"""broken.py -- Chapter 22, PyCUDA twin of broken.cu: a kernel calls cudaMemcpy()
+to move its results out of a device-heap scratch array, and SourceModule raises
+pycuda.driver.CompileError, because nvcc refuses the kernel."""
+import sys
+
+import clinic_pycuda as clinic
+
+clinic.require_gpu_or_skip()
+
+import numpy as np  # noqa: E402
+import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
+import pycuda.driver as cuda  # noqa: E402
+from pycuda.compiler import SourceModule  # noqa: E402
+
+N = 256
+
+# BUG: cudaMemcpy() is a host function. Device code has no synchronous copy
+# call at all; inside a kernel a copy is plain memory access.
+KERNEL = r"""
+__global__ void squares_via_scratch(int *out, int n)
+{
+    int *scratch = (int *)malloc(n * sizeof(int));
+    if (scratch == NULL)
+        return;
+    for (int i = 0; i < n; i++)
+        scratch[i] = i * i;
+    cudaMemcpy(out, scratch, n * sizeof(int), cudaMemcpyDeviceToDevice);
+    free(scratch);
+}
+"""
+
+
+def run():
+    host = np.empty(N, dtype=np.int32)
+    want = np.arange(N, dtype=np.int32) ** 2
+    try:
+        module = SourceModule(KERNEL)
+    except cuda.CompileError as e:
+        # str(e) names a temporary folder; nvcc's own error lines do not.
+        print("SourceModule raised pycuda.driver.%s; nvcc said:" % type(e).__name__)
+        for line in (e.stderr or "").splitlines():
+            if ": error: " in line:
+                print(line)
+        return clinic.EXIT_CUDA_ERROR
+    squares_via_scratch = module.get_function("squares_via_scratch")
+
+    out = cuda.mem_alloc(host.nbytes)
+    cuda.memset_d32(out, 0xFFFFFFFF, N)  # every int -1: the kernel never wrote it
+    squares_via_scratch(out, np.int32(N), block=(1, 1, 1), grid=(1, 1))
+    cuda.memcpy_dtoh(host, out)
+    out.free()
+    wrong = clinic.check_ints("squares", host, want)
+    return clinic.EXIT_WRONG_RESULT if wrong else clinic.EXIT_OK
+
+
+sys.exit(clinic.main(run))
