@@ -1,0 +1,46 @@
+"""broken.py -- Chapter 01, PyCUDA twin of broken.cu: mem_alloc() is given an
+element count where it wants bytes, so the kernel writes past the end of the
+buffer, and the copy back, which PyCUDA sizes from the host array, is refused."""
+import sys
+
+import clinic_pycuda as clinic
+
+clinic.require_gpu_or_skip()
+
+import numpy as np  # noqa: E402
+import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
+import pycuda.driver as cuda  # noqa: E402
+from pycuda.compiler import SourceModule  # noqa: E402
+
+N = 1000
+
+KERNEL = """
+/* Writes out[i] = i * i for every i < n. */
+__global__ void squares(int *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = i * i;
+}
+"""
+
+
+def run():
+    squares = SourceModule(KERNEL).get_function("squares")
+    host = np.full(N, -1, dtype=np.int32)  # a marker: any -1 left over was never copied back
+    want = np.arange(N, dtype=np.int32) ** 2
+    # BUG: size counts elements, but mem_alloc() counts bytes. The buffer
+    # gets N bytes: room for N / 4 ints, not N.
+    size = N
+
+    dev = cuda.mem_alloc(size)
+    squares(dev, np.int32(N), block=(256, 1, 1), grid=((N + 255) // 256, 1))  # writes 4 * N bytes
+    cuda.memcpy_dtoh(host, dev)  # copies host.nbytes, 4 * N bytes
+    dev.free()
+
+    if clinic.check_ints("squares", host, want):
+        return clinic.EXIT_WRONG_RESULT
+    return clinic.EXIT_OK
+
+
+sys.exit(clinic.main(run))

@@ -1,0 +1,46 @@
+"""fixed.py -- Chapter 01, PyCUDA twin of fixed.cu: the buffer size is counted
+in bytes, taken from the host array, so the kernel stays inside the buffer and
+every result comes back."""
+import sys
+
+import clinic_pycuda as clinic
+
+clinic.require_gpu_or_skip()
+
+import numpy as np  # noqa: E402
+import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
+import pycuda.driver as cuda  # noqa: E402
+from pycuda.compiler import SourceModule  # noqa: E402
+
+N = 1000
+
+KERNEL = """
+/* Writes out[i] = i * i for every i < n. */
+__global__ void squares(int *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = i * i;
+}
+"""
+
+
+def run():
+    squares = SourceModule(KERNEL).get_function("squares")
+    host = np.full(N, -1, dtype=np.int32)  # a marker: any -1 left over was never copied back
+    want = np.arange(N, dtype=np.int32) ** 2
+    # FIX: mem_alloc() counts bytes, so size is in bytes. host.nbytes is
+    # N times the element size, the same length memcpy_dtoh() copies.
+    size = host.nbytes
+
+    dev = cuda.mem_alloc(size)
+    squares(dev, np.int32(N), block=(256, 1, 1), grid=((N + 255) // 256, 1))  # writes 4 * N bytes
+    cuda.memcpy_dtoh(host, dev)  # copies host.nbytes, 4 * N bytes
+    dev.free()
+
+    if clinic.check_ints("squares", host, want):
+        return clinic.EXIT_WRONG_RESULT
+    return clinic.EXIT_OK
+
+
+sys.exit(clinic.main(run))

@@ -1,0 +1,44 @@
+"""fixed.py -- Chapter 07, PyCUDA twin of fixed.cu: the device buffer is freed
+once, last, after the results have been copied out of it."""
+import sys
+
+import clinic_pycuda as clinic
+
+clinic.require_gpu_or_skip()
+
+import numpy as np  # noqa: E402
+import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
+import pycuda.driver as cuda  # noqa: E402
+from pycuda.compiler import SourceModule  # noqa: E402
+
+N = 1000
+
+KERNEL = """
+/* Writes out[i] = i * i for every i < n. */
+__global__ void squares(int *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = i * i;
+}
+"""
+
+
+def run():
+    squares = SourceModule(KERNEL).get_function("squares")
+    host = np.full(N, -1, dtype=np.int32)  # a marker: any -1 left over was never copied back
+    want = np.arange(N, dtype=np.int32) ** 2
+
+    dev = cuda.mem_alloc(host.nbytes)
+    squares(dev, np.int32(N), block=(256, 1, 1), grid=((N + 255) // 256, 1))
+    cuda.memcpy_dtoh(host, dev)
+    # FIX: free last, after the final use of the buffer. Nothing may use dev
+    # after this line: it still converts to an address, but not one we own.
+    dev.free()
+
+    if clinic.check_ints("squares", host, want):
+        return clinic.EXIT_WRONG_RESULT
+    return clinic.EXIT_OK
+
+
+sys.exit(clinic.main(run))
