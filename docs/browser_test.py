@@ -1,0 +1,396 @@
+#!/usr/bin/env python3
+"""browser_test.py -- open the built docs site in headless Chromium and check it.
+
+    browser_test.py --site build/docs/html --screenshots build/docs/screenshots
+                    [--chromium /usr/bin/chromium] [--chromedriver /usr/bin/chromedriver]
+                    [--chapters 01-a,02-b,...]
+
+Selenium drives Debian's Chromium through chromedriver (Debian 12:
+apt-get install chromium chromium-driver python3-selenium). The site is served
+from a local HTTP server, as a reader would get it. Every page reachable from
+the main page is opened, and after its scripts have run the test checks:
+  - every link to a page of the site, and every #anchor, exists;
+  - no literal markup (**, <strong>, <tt>, @ref, {#...}, a stray backtick) in
+    the rendered text outside code, in the navigation tree or in titles;
+  - no script errors;
+  - every chapter page loads, with its sections and navigation;
+  - the navigation tree opens and follows the page; the search box finds
+    sections by their text (each code term of the symptom index finds the
+    chapter its row links to), and Enter opens a result;
+  - at phone width no link of the symptom index is off-screen.
+It saves screenshots of the main page, the symptom index and a chapter at
+desktop and phone widths in --screenshots. Exit status 0 when all is well,
+1 with a list of the failures otherwise.
+"""
+import argparse
+import functools
+import http.server
+import os
+import re
+import sys
+import threading
+import time
+import urllib.parse
+
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException, WebDriverException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+DESKTOP = (1280, 900)
+PHONE = (390, 844)
+NARROW = 420  # the width the symptom table must fit
+LITERAL_MARKUP = re.compile(r"\*\*|</?(strong|tt|b|em|code)>|@ref\b|@subpage\b|\\anchor\b|"
+                            r"\\htmlonly|\{#[a-z]|`")
+FAILURES = []
+
+
+def fail(msg):
+    FAILURES.append(msg)
+    print("FAIL: " + msg, flush=True)
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def serve(site):
+    handler = functools.partial(QuietHandler, directory=site)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, "http://127.0.0.1:%d/" % server.server_address[1]
+
+
+def start_browser(chromium, chromedriver):
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--hide-scrollbars", "--force-color-profile=srgb",
+                "--window-size=%d,%d" % DESKTOP, "--lang=en-US"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(executable_path=chromedriver), options=options)
+
+
+def set_viewport(driver, size, mobile=False):
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": size[0], "height": size[1], "deviceScaleFactor": 1, "mobile": mobile})
+
+
+def wait_ready(driver, timeout=15):
+    WebDriverWait(driver, timeout).until(
+        lambda d: d.execute_script("return document.readyState") == "complete")
+    # The navigation tree is filled in by scripts after the page has loaded.
+    try:
+        WebDriverWait(driver, timeout).until(lambda d: d.execute_script(
+            "var t = document.getElementById('nav-tree');"
+            "return !t || t.querySelectorAll('a[href]').length > 1;"))
+    except TimeoutException:
+        fail("%s: the navigation tree stayed empty" % driver.current_url)
+    time.sleep(0.15)  # scripts started on 'load' (theme extensions)
+
+
+def script_errors(driver):
+    errors = []
+    for entry in driver.get_log("browser"):
+        if entry.get("level") == "SEVERE" and "favicon.ico" not in entry.get("message", ""):
+            errors.append(entry["message"])
+    return errors
+
+
+PAGE_FACTS_JS = r"""
+var skip = 'pre, code, tt, kbd, .fragment, script, style, textarea, #clinic-search-results, #MSearchResultsWindow, #MSearchSelectWindow';
+var texts = [];
+var walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+var n;
+while ((n = walker.nextNode())) {
+  var el = n.parentElement;
+  if (!el || el.closest(skip)) continue;
+  var t = n.nodeValue;
+  if (t.trim()) texts.push(t);
+}
+var ids = [];
+document.querySelectorAll('[id]').forEach(function (e) { ids.push(e.id); });
+document.querySelectorAll('a[name]').forEach(function (e) { ids.push(e.getAttribute('name')); });
+var links = [];
+document.querySelectorAll('a[href]').forEach(function (a) {
+  links.push([a.getAttribute('href'), a.href, (a.textContent || '').trim().slice(0, 60)]);
+});
+var title = document.querySelector('.title');
+return {text: texts, ids: ids, links: links, docTitle: document.title,
+        pageTitle: title ? title.textContent.trim() : ''};
+"""
+
+
+def crawl(driver, base, site):
+    """Opens every page of the site reachable from the main page."""
+    pages = {}
+    links = []  # (from page, target path, fragment, text)
+    queue = ["index.html"]
+    seen = set(queue)
+    while queue:
+        path = queue.pop(0)
+        driver.get(base + path)
+        try:
+            wait_ready(driver)
+        except TimeoutException:
+            fail("%s: did not finish loading" % path)
+            continue
+        facts = driver.execute_script(PAGE_FACTS_JS)
+        pages[path] = facts
+        for err in script_errors(driver):
+            fail("%s: script error: %s" % (path, err))
+        for title in (facts["docTitle"], facts["pageTitle"]):
+            if re.search(r"[<>]|\*\*|&lt;|&gt;|`", title):
+                fail("%s: literal markup in the title %r" % (path, title))
+        for t in facts["text"]:
+            m = LITERAL_MARKUP.search(t)
+            if m:
+                fail("%s: literal markup %r in the text: %r" % (path, m.group(0), t.strip()[:120]))
+        for raw, absolute, text in facts["links"]:
+            if raw.startswith("javascript:") or raw == "#":
+                continue
+            url = urllib.parse.urlsplit(absolute)
+            if not absolute.startswith(base):
+                if url.scheme in ("http", "https", "mailto") and url.hostname not in ("127.0.0.1", "localhost"):
+                    continue  # the outside world is not checked here
+                fail("%s: link %r (%s) leaves the site" % (path, raw, text))
+                continue
+            target = urllib.parse.unquote(url.path[len(urllib.parse.urlsplit(base).path):]) or "index.html"
+            links.append((path, target, urllib.parse.unquote(url.fragment), text))
+            if target.endswith(".html") and target not in seen and "/" not in target:
+                if os.path.isfile(os.path.join(site, target)):
+                    seen.add(target)
+                    queue.append(target)
+    return pages, links
+
+
+def check_links(pages, links, site):
+    for page, target, frag, text in links:
+        if not os.path.isfile(os.path.join(site, target)):
+            fail("%s: broken link to %s (%r)" % (page, target, text))
+            continue
+        if frag and target in pages and frag not in pages[target]["ids"]:
+            fail("%s: link to %s#%s (%r): no such anchor" % (page, target, frag, text))
+
+
+def check_chapters(driver, base, pages, chapters):
+    for folder in chapters:
+        num = folder[:2]
+        path = "ch%s.html" % num
+        if path not in pages:
+            fail("chapter %s: %s is not reachable from the main page" % (folder, path))
+            continue
+        facts = pages[path]
+        if not facts["pageTitle"].startswith(num):
+            fail("%s: title %r does not start with the chapter number" % (path, facts["pageTitle"]))
+        for anchor in ("ch%s-the-programs" % num, "ch%s-the-fix-as-a-diff" % num, "ch%s-recorded-output" % num):
+            if anchor not in facts["ids"]:
+                fail("%s: no section %s" % (path, anchor))
+    # The theme's extensions are at work on a chapter page.
+    if chapters and os.path.isfile(os.path.join(SITE, "doxygen-awesome.css")):
+        driver.get(base + "ch%s.html" % chapters[0][:2])
+        wait_ready(driver)
+        for what, css in (("copy buttons", "doxygen-awesome-fragment-copy-button"),
+                          ("dark mode toggle", "doxygen-awesome-dark-mode-toggle"),
+                          ("interactive table of contents", ".contents > .toc.interactive"),
+                          ("coloured diff", ".clinic-diff .line.add, .clinic-diff .line.del")):
+            if not driver.find_elements(By.CSS_SELECTOR, css):
+                fail("ch%s.html: no %s (%s)" % (chapters[0][:2], what, css))
+
+
+def check_navtree(driver, base, chapters):
+    driver.get(base + "index.html")
+    wait_ready(driver)
+    try:
+        item = driver.find_element(By.XPATH, "//div[@id='nav-tree']//a[contains(@href,'chapters.html')]")
+        # Doxygen's tree: <div class="item"><a><span class="arrow"/></a><span class="label"><a/></span>
+        arrow = item.find_element(By.XPATH, "./ancestor::div[contains(@class,'item')][1]"
+                                            "/a[span[contains(@class,'arrow')]]")
+        arrow.click()
+        WebDriverWait(driver, 10).until(lambda d: any(
+            a.is_displayed() for a in d.find_elements(
+                By.XPATH, "//div[@id='nav-tree']//a[contains(@href,'part-')]")))
+    except (WebDriverException, TimeoutException) as e:
+        fail("navigation tree: the Chapters entry does not open to show the parts (%s)"
+             % e.__class__.__name__)
+    if chapters:
+        path = "ch%s.html" % chapters[-1][:2]
+        driver.get(base + path)
+        wait_ready(driver)
+        try:
+            WebDriverWait(driver, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#nav-tree #selected"))
+            label = driver.find_element(By.CSS_SELECTOR, "#nav-tree #selected").text.strip()
+            if not label.startswith(chapters[-1][:2]):
+                fail("navigation tree on %s selects %r, not the chapter" % (path, label))
+        except TimeoutException:
+            fail("navigation tree on %s: nothing selected" % path)
+
+
+def search(driver, query):
+    """Types into the search box; returns the hrefs of the results shown."""
+    field = driver.find_element(By.ID, "MSearchField")
+    field.click()
+    field.send_keys(Keys.CONTROL, "a")
+    field.send_keys(Keys.DELETE)
+    field.send_keys(query)
+    try:
+        WebDriverWait(driver, 10).until(lambda d: d.execute_script(
+            "var p = document.getElementById('clinic-search-results');"
+            "return p && !p.hidden && p.children.length > 0;"))
+    except TimeoutException:
+        fail("search %r: no results panel" % query)
+        return []
+    return [a.get_attribute("href") for a in
+            driver.find_elements(By.CSS_SELECTOR, "#clinic-search-results a.clinic-hit")]
+
+
+def check_search(driver, base):
+    driver.get(base + "symptoms.html")
+    wait_ready(driver)
+    # Each row of the symptom index: its code terms must find a chapter it links to.
+    rows = driver.execute_script(r"""
+      var out = [];
+      document.querySelectorAll('table.markdownTable tr').forEach(function (tr) {
+        var cells = tr.querySelectorAll('td');
+        if (!cells.length) return;
+        var terms = Array.prototype.map.call(cells[0].querySelectorAll('code'),
+                                             function (c) { return c.textContent.trim(); });
+        var chapters = [];
+        tr.querySelectorAll('a[href]').forEach(function (a) {
+          var m = a.getAttribute('href').match(/(ch[0-9][0-9])\.html/);
+          if (m) chapters.push(m[1]);
+        });
+        out.push({terms: terms, chapters: chapters, text: cells[0].textContent.trim()});
+      });
+      return out;""")
+    checked = 0
+    for row in rows:
+        # The row's most specific code term: the longest (e.g. an error name or message).
+        terms = sorted((t for t in row["terms"] if len(t) >= 6), key=len, reverse=True)[:1]
+        if not row["chapters"]:
+            continue
+        for term in terms:
+            hits = search(driver, term)
+            found = {m.group(1) for h in hits for m in [re.search(r"(ch\d\d)\.html", h or "")] if m}
+            checked += 1
+            if not found & set(row["chapters"]):
+                fail("search %r (symptom %r) finds none of %s; it finds %s"
+                     % (term, row["text"][:60], row["chapters"], sorted(found) or "nothing"))
+    print("search: %d symptom terms checked" % checked)
+    # A plain query, and Enter opens the first result.
+    hits = search(driver, "illegal memory access")
+    if not any(re.search(r"ch\d\d\.html", h or "") for h in hits):
+        fail("search 'illegal memory access' finds no chapter")
+    before = driver.current_url
+    driver.find_element(By.ID, "MSearchField").send_keys(Keys.ENTER)
+    try:
+        WebDriverWait(driver, 10).until(lambda d: d.current_url != before)
+        wait_ready(driver)
+    except TimeoutException:
+        fail("search: Enter did not open the first result")
+    if driver.execute_script("return document.getElementById('clinic-search-results') === null"):
+        pass
+    if "#" in driver.current_url:
+        frag = driver.current_url.split("#", 1)[1]
+        if not driver.find_elements(By.ID, frag):
+            fail("search: the result %s has no such anchor" % driver.current_url)
+
+
+def check_narrow(driver, base):
+    set_viewport(driver, (NARROW, PHONE[1]), mobile=True)
+    driver.get(base + "symptoms.html")
+    wait_ready(driver)
+    off = driver.execute_script("""
+      var w = window.innerWidth, bad = [];
+      document.querySelectorAll('table.markdownTable a').forEach(function (a) {
+        var r = a.getBoundingClientRect();
+        if (r.width > 0 && (r.right > w + 1 || r.left < -1)) bad.push(a.textContent.trim());
+      });
+      return bad;""")
+    if off:
+        fail("symptoms.html at %d px: links off-screen: %s" % (NARROW, ", ".join(off[:10])))
+    set_viewport(driver, DESKTOP)
+
+
+def screenshots(driver, base, outdir, chapter):
+    os.makedirs(outdir, exist_ok=True)
+    shots = [("main", "index.html", None), ("symptoms", "symptoms.html", None),
+             ("outcomes", "outcomes.html", None)]
+    if chapter:
+        num = chapter[:2]
+        shots += [("chapter", "ch%s.html" % num, None),
+                  ("chapter-diff", "ch%s.html" % num, "ch%s-the-fix-as-a-diff" % num),
+                  ("chapter-output", "ch%s.html" % num, "ch%s-recorded-output" % num)]
+    for width_name, size, mobile in (("desktop", DESKTOP, False), ("phone", PHONE, True)):
+        set_viewport(driver, size, mobile)
+        for name, path, anchor in shots:
+            driver.get(base + path + ("#" + anchor if anchor else ""))
+            wait_ready(driver)
+            if anchor:
+                driver.execute_script("var e = document.getElementById(arguments[0]);"
+                                      "if (e) e.scrollIntoView();", anchor)
+                time.sleep(0.2)
+            driver.save_screenshot(os.path.join(outdir, "%s-%s.png" % (name, width_name)))
+    # The search results at both widths, and dark mode on the desktop.
+    for width_name, size, mobile in (("phone", PHONE, True), ("desktop", DESKTOP, False)):
+        set_viewport(driver, size, mobile)
+        driver.get(base + "index.html")
+        wait_ready(driver)
+        search(driver, "stale data")
+        time.sleep(0.2)
+        driver.save_screenshot(os.path.join(outdir, "search-%s.png" % width_name))
+    if chapter:
+        driver.execute_script("localStorage.setItem('prefers-dark-mode-in-light-mode', true)")
+        driver.get(base + "ch%s.html" % chapter[:2] + "#ch%s-the-fix-as-a-diff" % chapter[:2])
+        wait_ready(driver)
+        driver.save_screenshot(os.path.join(outdir, "chapter-dark-desktop.png"))
+        driver.execute_script("localStorage.removeItem('prefers-dark-mode-in-light-mode')")
+    print("screenshots: %s" % outdir)
+
+
+SITE = ""
+
+
+def main():
+    global SITE
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--site", required=True, help="the built site (build/docs/html)")
+    ap.add_argument("--screenshots", required=True, help="where the screenshots go")
+    ap.add_argument("--chromium", default="/usr/bin/chromium")
+    ap.add_argument("--chromedriver", default="/usr/bin/chromedriver")
+    ap.add_argument("--chapters", default="", help="chapter folders, comma separated")
+    args = ap.parse_args()
+    SITE = os.path.abspath(args.site)
+    if not os.path.isfile(os.path.join(SITE, "index.html")):
+        print("FAIL: no site at %s (build the docs target first)" % SITE)
+        return 1
+    chapters = [c for c in args.chapters.split(",") if c]
+    server, base = serve(SITE)
+    driver = start_browser(args.chromium, args.chromedriver)
+    try:
+        set_viewport(driver, DESKTOP)
+        pages, links = crawl(driver, base, SITE)
+        print("crawl: %d pages, %d links to pages of the site" % (len(pages), len(links)))
+        check_links(pages, links, SITE)
+        check_chapters(driver, base, pages, chapters)
+        check_navtree(driver, base, chapters)
+        check_search(driver, base)
+        check_narrow(driver, base)
+        shot = next((c for c in chapters if c.startswith("08")), chapters[0] if chapters else None)
+        screenshots(driver, base, args.screenshots, shot)
+    finally:
+        driver.quit()
+        server.shutdown()
+    if FAILURES:
+        print("\n%d failure(s)" % len(FAILURES))
+        return 1
+    print("docs.browser: all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
