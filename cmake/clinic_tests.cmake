@@ -50,17 +50,17 @@ function(clinic_golden_test name)
 endfunction()
 
 # clinic_sanitizer_test(<name> PROGRAM <exe> TOOL <tool> EXPECT <CLEAN or regex>
-#                       RECORDED <expected/x.out> LABELS <label>... [SERIAL])
+#                       RECORDED <expected/x.out> LABELS <label>...)
 # CLEAN: the tool finds nothing and the program exits as RECORDED says.
 # <regex>: the tool reports errors and its report matches the regex.
 function(clinic_sanitizer_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "SERIAL" "PROGRAM;TOOL;EXPECT;RECORDED" "LABELS")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "PROGRAM;TOOL;EXPECT;RECORDED" "LABELS")
   add_test(NAME "${name}"
            COMMAND "${CMAKE_COMMAND}" "-DSANITIZER=${CLINIC_SANITIZER}" "-DTOOL=${arg_TOOL}"
                    "-DPROGRAM=${arg_PROGRAM}" "-DEXPECT=${arg_EXPECT}"
                    "-DEXPECTED=${arg_RECORDED}" "-DSKIP_TOKEN=${CLINIC_SKIP_TOKEN}"
                    -P "${CLINIC_DRIVERS}/sanitizer.cmake")
-  _clinic_test_properties("${name}" "${arg_SERIAL}" 600 "${arg_LABELS}")
+  _clinic_test_properties("${name}" FALSE 600 "${arg_LABELS}")
 endfunction()
 
 # clinic_compile_fail_test(<name> TARGET <target> PATTERNS <regex>... EXPECTED <file>
