@@ -7,7 +7,7 @@
 #include "check_cuda.h"
 
 #define CHUNKS 16
-#define CHUNK_INTS (8 << 20) /* 8 Mi ints: 32 MiB per chunk */
+#define CHUNK_INTS (4 << 20) /* 4 Mi ints: 16 MiB per chunk */
 #define CHUNK_BYTES ((size_t)CHUNK_INTS * sizeof(int))
 #define TOTAL_INTS ((size_t)CHUNKS * CHUNK_INTS)
 #define TOTAL_BYTES (TOTAL_INTS * sizeof(int))

@@ -13,7 +13,7 @@ import pycuda.driver as cuda  # noqa: E402
 from pycuda.compiler import SourceModule  # noqa: E402
 
 CHUNKS = 16
-CHUNK_INTS = 8 << 20  # 8 Mi ints: 32 MiB per chunk
+CHUNK_INTS = 4 << 20  # 4 Mi ints: 16 MiB per chunk
 CHUNK_BYTES = CHUNK_INTS * 4
 TOTAL_INTS = CHUNKS * CHUNK_INTS
 TOTAL_BYTES = TOTAL_INTS * 4
