@@ -200,7 +200,7 @@ int main(int argc, char **argv)
     /* Chunks large enough that the few microseconds each operation costs to
        start are small against its run time; enough of them to fill the pipe. */
     p.chunks = opt.quick ? 8 : 32;
-    p.chunk_words = (opt.quick ? 2 * MIB : 16 * MIB) / sizeof(unsigned int);
+    p.chunk_words = (opt.quick ? 2 * MIB : 32 * MIB) / sizeof(unsigned int);
     reps = opt.quick ? 2 : MAX_REPS;
     total_words = (size_t)p.chunks * p.chunk_words;
 

@@ -26,12 +26,12 @@ endfunction()
 
 # clinic_golden_test(<name> PROGRAM <exe or script> EXPECTED <file> REQUIRES <what>...
 #                    LABELS <label>... [INTERPRETER <python> WHY <why none>]
-#                    [ENVIRONMENT <VAR=value>...] [SERIAL])
+#                    [ENVIRONMENT <VAR=value>...] [SERIAL] [RESOURCE_LOCK <name>])
 # The program's stdout, stderr and exit status must equal EXPECTED. It skips
 # only when the program took the no-GPU path (exit 77 and "[SKIPPED] <why>"),
 # or when INTERPRETER is given but empty (then WHY says why).
 function(clinic_golden_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "SERIAL" "PROGRAM;EXPECTED;INTERPRETER;WHY"
+  cmake_parse_arguments(PARSE_ARGV 1 arg "SERIAL" "PROGRAM;EXPECTED;INTERPRETER;WHY;RESOURCE_LOCK"
                         "REQUIRES;LABELS;ENVIRONMENT")
   set(interpreter "")
   if("INTERPRETER" IN_LIST ARGN)
@@ -46,6 +46,9 @@ function(clinic_golden_test name)
   _clinic_test_properties("${name}" "${arg_SERIAL}" 120 "${arg_LABELS}")
   if(arg_ENVIRONMENT)
     set_tests_properties("${name}" PROPERTIES ENVIRONMENT "${arg_ENVIRONMENT}")
+  endif()
+  if(arg_RESOURCE_LOCK)
+    set_tests_properties("${name}" PROPERTIES RESOURCE_LOCK "${arg_RESOURCE_LOCK}")
   endif()
 endfunction()
 

@@ -14,7 +14,7 @@
 #define STREAMS 4
 #define BLOCK 256
 #define YES_BELOW 0.7 /* pipeline time / serial time below this: overlapped */
-#define NO_FROM 0.9   /* at or above this: not overlapped; in between: undecided */
+#define NO_FROM 0.8   /* at or above this: not overlapped; in between: undecided */
 
 enum stage { COPY_IN, KERNEL, COPY_OUT, STAGES };
 

@@ -20,7 +20,7 @@ TOTAL_BYTES = TOTAL_INTS * 4
 STREAMS = 4
 BLOCK = 256
 YES_BELOW = 0.7  # pipeline time / serial time below this: overlapped
-NO_FROM = 0.9    # at or above this: not overlapped; in between: undecided
+NO_FROM = 0.8    # at or above this: not overlapped; in between: undecided
 COPY_IN, KERNEL, COPY_OUT = 0, 1, 2
 
 # The kernel of the C programs: out[i] = 2 * in[i] + 1, then a busy-wait on
