@@ -22,18 +22,9 @@ set(TIMELINE_HEADER "streams,chunk,stage,stream,ready_ms,start_ms,end_ms")
 set(INT "^[0-9]+$")
 set(NUM "^[0-9]+(\\.[0-9]+)?$") # what the programs print: no sign, exponent, inf or nan
 
-# The test cannot run here: say why, with the token, unless CLINIC_REQUIRE forbids it.
-function(bench_skip requirement why)
-  string(REPLACE "," ";" required "$ENV{CLINIC_REQUIRE}")
-  if(requirement IN_LIST required OR "all" IN_LIST required)
-    message(FATAL_ERROR "[REQUIRED] CLINIC_REQUIRE=$ENV{CLINIC_REQUIRE} requires "
-                        "'${requirement}', but this test would skip: ${why}")
-  endif()
-  if(NOT SKIP_TOKEN)
-    message(FATAL_ERROR "no -DSKIP_TOKEN was given, so this cannot skip: ${why}")
-  endif()
-  message(STATUS "[SKIPPED] ${why} ${SKIP_TOKEN}")
-endfunction()
+# clinic_skip(): the test cannot run here; it says why, with the token, unless
+# CLINIC_REQUIRE forbids the skip. Shared with the chapters' test drivers.
+include("${CMAKE_CURRENT_LIST_DIR}/../tests/drivers/run_program.cmake")
 
 # Reads <file>, which must start with <header>, into <out>: a list of data rows.
 function(bench_read_csv file header out)
@@ -262,7 +253,7 @@ if(DEFINED PROGRAM)
   execute_process(COMMAND "${PROGRAM}" ${args} ${limit}
                   OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
   if(rc STREQUAL "77" AND out MATCHES "^\\[SKIPPED\\] ([^\n]+)\n$" AND err STREQUAL "")
-    bench_skip(gpu "${CMAKE_MATCH_1}")
+    clinic_skip(gpu "${CMAKE_MATCH_1}")
     return()
   endif()
   if(SKIP_TOKEN) # only this driver may print the token
@@ -294,7 +285,7 @@ foreach(f IN LISTS files)
   endif()
 endforeach()
 if(ALLOW_MISSING AND missing STREQUAL files)
-  bench_skip(bench_results "no copy-lab results recorded in ${DIR} yet")
+  clinic_skip(bench_results "no copy-lab results recorded in ${DIR} yet")
   return()
 endif()
 bench_check_bandwidth("${DIR}/bandwidth.csv")
