@@ -64,6 +64,25 @@ static inline void clinic_check(cudaError_t err, const char *expr, const char *f
 /** Checks one CUDA runtime call: `check_cuda(cudaMalloc(&p, bytes));` */
 #define check_cuda(call) clinic_check((call), #call, __FILE__, __LINE__)
 
+/**
+ * malloc() that never returns NULL: when the host is out of memory it prints
+ * `file:line: malloc(N bytes) failed` to stderr and exits with
+ * #CLINIC_EXIT_CUDA_ERROR, like a failed CUDA call. Free the block with free().
+ */
+static inline void *clinic_host_alloc(size_t bytes, const char *file, int line)
+{
+    void *p = malloc(bytes);
+    if (p == NULL) {
+        fflush(stdout);
+        fprintf(stderr, "%s:%d: malloc(%zu bytes) failed\n", clinic_basename(file), line, bytes);
+        exit(CLINIC_EXIT_CUDA_ERROR);
+    }
+    return p;
+}
+
+/** Checked host allocation: `int *a = (int *)checked_malloc(n * sizeof(int));` */
+#define checked_malloc(bytes) clinic_host_alloc((bytes), __FILE__, __LINE__)
+
 /** True when the debug switch (compile definition or environment variable) is on. */
 static inline int clinic_debug_sync(void)
 {
