@@ -35,10 +35,13 @@ static const char *memory_names[] = {"pageable", "pinned", "device"};
 
 /* The series measured, in the order of the table and the CSV. */
 #define SERIES 5
-static const enum direction series_direction[SERIES] = {H2D, H2D, D2H, D2H, D2D};
-static const enum memory series_memory[SERIES] = {PAGEABLE, PINNED, PAGEABLE, PINNED, DEVICE};
+static const enum direction series_direction[SERIES] = { H2D, H2D, D2H, D2H,
+                                                         D2D };
+static const enum memory series_memory[SERIES] = { PAGEABLE, PINNED, PAGEABLE,
+                                                   PINNED, DEVICE };
 
-/* Host buffers are indexed by memory kind: [PAGEABLE] from malloc, [PINNED] from cudaMallocHost. */
+/* Host buffers are indexed by memory kind: [PAGEABLE] from malloc, [PINNED]
+   from cudaMallocHost. */
 typedef struct {
     unsigned int *host_src[2], *host_dst[2];
     unsigned int *dev_a, *dev_b;
@@ -49,14 +52,16 @@ typedef struct {
 typedef struct {
     int known;
     unsigned int gen, width;         /* the most this GPU and its slot allow */
-    unsigned int now_gen, now_width; /* as trained when read: idle links slow down */
-    double gbps;                     /* payload rate of gen x width after line encoding */
+    /* as trained when read: idle links slow down */
+    unsigned int now_gen, now_width;
+    /* payload rate of gen x width after line encoding */
+    double gbps;
     char why[160];                   /* why it is unknown */
 } pcie_link;
 
 #ifdef CLINIC_HAVE_NVML
-/* GB/s one lane carries after line encoding: GT/s x code rate / 8 bits. Gens 1-2
-   use 8b/10b, 3-5 128b/130b; gen 6 sends 256-byte FLITs of which 242 carry
+/* GB/s one lane carries after line encoding: GT/s x code rate / 8 bits. Gens
+   1-2 use 8b/10b, 3-5 128b/130b; gen 6 sends 256-byte FLITs of which 242 carry
    TLPs and DLLPs (the rest is CRC and FEC), so its figure is approximate. */
 static double lane_gbps(unsigned int gen)
 {
@@ -92,15 +97,22 @@ static void read_pcie_link(int device, pcie_link *link)
     }
     nvml_init_fn init = (nvml_init_fn)dlsym(lib, "nvmlInit_v2");
     nvml_init_fn shutdown = (nvml_init_fn)dlsym(lib, "nvmlShutdown");
-    nvml_error_string_fn error_string = (nvml_error_string_fn)dlsym(lib, "nvmlErrorString");
-    nvml_handle_fn by_bus_id = (nvml_handle_fn)dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2");
-    nvml_uint_fn max_gen = (nvml_uint_fn)dlsym(lib, "nvmlDeviceGetMaxPcieLinkGeneration");
-    nvml_uint_fn max_width = (nvml_uint_fn)dlsym(lib, "nvmlDeviceGetMaxPcieLinkWidth");
-    nvml_uint_fn now_gen = (nvml_uint_fn)dlsym(lib, "nvmlDeviceGetCurrPcieLinkGeneration");
-    nvml_uint_fn now_width = (nvml_uint_fn)dlsym(lib, "nvmlDeviceGetCurrPcieLinkWidth");
-    if (!init || !shutdown || !error_string || !by_bus_id || !max_gen || !max_width ||
-        !now_gen || !now_width) {
-        snprintf(link->why, sizeof link->why, "NVML lacks a function this program uses");
+    nvml_error_string_fn error_string =
+        (nvml_error_string_fn)dlsym(lib, "nvmlErrorString");
+    nvml_handle_fn by_bus_id =
+        (nvml_handle_fn)dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2");
+    nvml_uint_fn max_gen =
+        (nvml_uint_fn)dlsym(lib, "nvmlDeviceGetMaxPcieLinkGeneration");
+    nvml_uint_fn max_width =
+        (nvml_uint_fn)dlsym(lib, "nvmlDeviceGetMaxPcieLinkWidth");
+    nvml_uint_fn now_gen =
+        (nvml_uint_fn)dlsym(lib, "nvmlDeviceGetCurrPcieLinkGeneration");
+    nvml_uint_fn now_width =
+        (nvml_uint_fn)dlsym(lib, "nvmlDeviceGetCurrPcieLinkWidth");
+    if (!init || !shutdown || !error_string || !by_bus_id || !max_gen ||
+        !max_width || !now_gen || !now_width) {
+        snprintf(link->why, sizeof link->why,
+                 "NVML lacks a function this program uses");
         dlclose(lib);
         return;
     }
@@ -117,7 +129,8 @@ static void read_pcie_link(int device, pcie_link *link)
     if (r != NVML_SUCCESS)
         snprintf(link->why, sizeof link->why, "NVML: %s", error_string(r));
     else if (lane_gbps(link->gen) == 0.0)
-        snprintf(link->why, sizeof link->why, "no rate known for PCIe gen %u", link->gen);
+        snprintf(link->why, sizeof link->why, "no rate known for PCIe gen %u",
+                 link->gen);
     else {
         link->known = 1;
         link->gbps = link->width * lane_gbps(link->gen);
@@ -129,23 +142,28 @@ static void read_pcie_link(int device, pcie_link *link)
 {
     (void)device;
     memset(link, 0, sizeof *link);
-    snprintf(link->why, sizeof link->why, "built without NVML (nvml.h not found)");
+    snprintf(link->why, sizeof link->why,
+             "built without NVML (nvml.h not found)");
 }
 #endif
 
 typedef struct {
     float median_ms, min_ms, max_ms;
-    size_t wrong; /* words of the destination that do not hold what was copied */
+    /* words of the destination that do not hold what was copied */
+    size_t wrong;
 } measurement;
 
 /* Times `reps` copies of `bytes` in one direction after `warmups` untimed ones.
    The source holds pattern `tag` and the destination zeros, so a copy that did
-   not happen, or copied the wrong bytes, shows when the destination is checked. */
-static measurement measure(copy_buffers *b, enum direction dir, enum memory mem, size_t bytes,
-                           unsigned int tag, int warmups, int reps)
+   not happen, or copied the wrong bytes, shows when the destination is
+   checked. */
+static measurement measure(copy_buffers *b, enum direction dir, enum memory mem,
+                           size_t bytes, unsigned int tag, int warmups,
+                           int reps)
 {
     size_t words = bytes / sizeof(unsigned int);
-    unsigned int *checked = b->host_dst[PINNED]; /* where device data comes back to be checked */
+    /* where device data comes back to be checked */
+    unsigned int *checked = b->host_dst[PINNED];
     void *src, *dst;
     cudaMemcpyKind kind;
     float ms[MAX_REPS];
@@ -160,8 +178,8 @@ static measurement measure(copy_buffers *b, enum direction dir, enum memory mem,
         kind = cudaMemcpyHostToDevice;
     } else {
         bench_fill(b->host_src[PINNED], words, tag);
-        check_cuda(cudaMemcpyAsync(b->dev_a, b->host_src[PINNED], bytes, cudaMemcpyHostToDevice,
-                                   b->stream));
+        check_cuda(cudaMemcpyAsync(b->dev_a, b->host_src[PINNED], bytes,
+                                   cudaMemcpyHostToDevice, b->stream));
         src = b->dev_a;
         if (dir == D2H) {
             memset(b->host_dst[mem], 0, bytes);
@@ -186,10 +204,12 @@ static measurement measure(copy_buffers *b, enum direction dir, enum memory mem,
     if (dir == D2H)
         checked = (unsigned int *)dst;
     else
-        check_cuda(cudaMemcpyAsync(checked, dst, bytes, cudaMemcpyDeviceToHost, b->stream));
+        check_cuda(cudaMemcpyAsync(checked, dst, bytes, cudaMemcpyDeviceToHost,
+                                   b->stream));
     check_cuda(cudaStreamSynchronize(b->stream));
 
-    snprintf(what, sizeof what, "%s %s %zu bytes", direction_names[dir], memory_names[mem], bytes);
+    snprintf(what, sizeof what, "%s %s %zu bytes", direction_names[dir],
+             memory_names[mem], bytes);
     m.wrong = bench_count_wrong(what, checked, words, tag);
     m.median_ms = bench_median(ms, reps); /* sorts ms */
     m.min_ms = ms[0];
@@ -238,12 +258,8 @@ int main(int argc, char **argv)
     check_cuda(cudaGetDeviceProperties(&prop, device));
     for (int mem = PAGEABLE; mem <= PINNED; mem++) {
         if (mem == PAGEABLE) {
-            b.host_src[mem] = (unsigned int *)malloc(LARGEST);
-            b.host_dst[mem] = (unsigned int *)malloc(LARGEST);
-            if (b.host_src[mem] == NULL || b.host_dst[mem] == NULL) {
-                fprintf(stderr, "malloc of %llu bytes failed\n", LARGEST);
-                return CLINIC_EXIT_CUDA_ERROR; /* as a failed cudaMallocHost would */
-            }
+            b.host_src[mem] = (unsigned int *)checked_malloc(LARGEST);
+            b.host_dst[mem] = (unsigned int *)checked_malloc(LARGEST);
         } else {
             check_cuda(cudaMallocHost((void **)&b.host_src[mem], LARGEST));
             check_cuda(cudaMallocHost((void **)&b.host_dst[mem], LARGEST));
@@ -259,34 +275,43 @@ int main(int argc, char **argv)
     printf("Copy lab: bandwidth\n");
     printf("GPU: %s\n", prop.name);
     if (link.known)
-        printf("PCIe link: gen %u x%u at most, %.1f GB/s after line encoding%s\n", link.gen,
-               link.width, link.gbps, link.gen >= 6 ? " (approximate)" : "");
+        printf(
+            "PCIe link: gen %u x%u at most, %.1f GB/s after line encoding%s\n",
+            link.gen, link.width, link.gbps,
+            link.gen >= 6 ? " (approximate)" : "");
     else
         printf("PCIe link: unknown (%s)\n", link.why);
-    printf("Each figure: median of %d copies timed with CUDA events, after %d warm-up "
-           "copies; GB = 1e9 bytes\n\n", reps, warmups);
-    printf("%-9s %-8s %7s %10s %8s %7s  %s\n", "direction", "memory", "size", "median ms",
-           "GB/s", "of link", "data");
+    printf("Each figure: median of %d copies timed with CUDA events, after %d "
+           "warm-up "
+           "copies; GB = 1e9 bytes\n\n",
+           reps, warmups);
+    printf("%-9s %-8s %7s %10s %8s %7s  %s\n", "direction", "memory", "size",
+           "median ms", "GB/s", "of link", "data");
 
-    csv = bench_open_csv(opt.csv_path, "direction,memory,bytes,reps,median_ms,min_ms,max_ms,"
-                                       "gbps,link_gbps,link_fraction,data_ok");
+    csv = bench_open_csv(opt.csv_path,
+                         "direction,memory,bytes,reps,median_ms,min_ms,max_ms,"
+                         "gbps,link_gbps,link_fraction,data_ok");
     for (int s = 0; s < SERIES; s++) {
         enum direction dir = series_direction[s];
         enum memory mem = series_memory[s];
         for (int k = 0; k < nsizes; k++) {
-            measurement m = measure(&b, dir, mem, sizes[k], ++tag, warmups, reps);
+            measurement m =
+                measure(&b, dir, mem, sizes[k], ++tag, warmups, reps);
             double gbps = sizes[k] / (m.median_ms * 1e6);
             int on_link = link.known && dir != D2D;
             char size[16], share[16] = "-";
             size_text(size, sizeof size, sizes[k]);
             if (on_link)
-                snprintf(share, sizeof share, "%.0f%%", 100.0 * gbps / link.gbps);
+                snprintf(share, sizeof share, "%.0f%%",
+                         100.0 * gbps / link.gbps);
             printf("%-9s %-8s %7s %10.4f %8.2f %7s  %s\n", direction_names[dir],
-                   memory_names[mem], size, m.median_ms, gbps, share, m.wrong ? "WRONG" : "ok");
+                   memory_names[mem], size, m.median_ms, gbps, share,
+                   m.wrong ? "WRONG" : "ok");
             fflush(stdout);
             if (csv) {
-                fprintf(csv, "%s,%s,%zu,%d,%.6f,%.6f,%.6f,%.3f,", direction_names[dir],
-                        memory_names[mem], sizes[k], reps, m.median_ms, m.min_ms, m.max_ms, gbps);
+                fprintf(csv, "%s,%s,%zu,%d,%.6f,%.6f,%.6f,%.3f,",
+                        direction_names[dir], memory_names[mem], sizes[k], reps,
+                        m.median_ms, m.min_ms, m.max_ms, gbps);
                 if (link.known)
                     fprintf(csv, "%.3f", link.gbps);
                 fprintf(csv, ",");
@@ -302,12 +327,13 @@ int main(int argc, char **argv)
     bench_close_csv(csv, opt.csv_path);
 
     /* series 0 and 1 are H2D pageable and pinned, 2 and 3 the same for D2H */
-    printf("\nAt %llu MiB, pinned against pageable: H2D %.2fx, D2H %.2fx\n", LARGEST / MIB,
-           largest_gbps[1] / largest_gbps[0], largest_gbps[3] / largest_gbps[2]);
+    printf("\nAt %llu MiB, pinned against pageable: H2D %.2fx, D2H %.2fx\n",
+           LARGEST / MIB, largest_gbps[1] / largest_gbps[0],
+           largest_gbps[3] / largest_gbps[2]);
     read_pcie_link(device, &link); /* again, right after the copies */
     if (link.known)
-        printf("PCIe link as trained right after the copies: gen %u x%u\n", link.now_gen,
-               link.now_width);
+        printf("PCIe link as trained right after the copies: gen %u x%u\n",
+               link.now_gen, link.now_width);
 
     check_cuda(cudaEventDestroy(b.stop));
     check_cuda(cudaEventDestroy(b.start));

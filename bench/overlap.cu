@@ -7,9 +7,11 @@
  * The data are cut into chunks; chunk c goes to stream c mod S, where it is
  * copied in, processed and copied out. With one stream everything runs in
  * turn: the serial run. With more, one chunk's copy-in, another's kernel and a
- * third's copy-out can run at once, on the two copy engines and the SMs.
+ * third's copy-out can run at once, on the copy engines and the SMs (the
+ * program prints how many the GPU has: asyncEngineCount; an H100 has 3).
  *
- * The kernel computes 3x+1 and then waits on the GPU's nanosecond clock, so it
+ * The kernel computes 3x+1 and then waits on the GPU's nanosecond clock
+ * (clinic_gpu_wait_since_ns() from common/clinic_wait.cuh), so it
  * lasts as long as one chunk's copy: its wait is tuned at run time from the
  * copy time measured with both directions copying at once, as they do in the
  * pipeline (PCIe is a little slower each way then than one way alone), which
@@ -23,6 +25,7 @@
  * count, in ms since the run's start event.
  */
 #include "check_cuda.h"
+#include "clinic_wait.cuh"
 #include "bench.h"
 
 #define MIB (1024ull * 1024ull)
@@ -35,17 +38,15 @@ static const char *stage_names[STAGES] = {"h2d", "kernel", "d2h"};
 /* out[i] = 3 * in[i] + 1 for the chunk's n words, then busy-waits until
    spin_ns have passed since the thread started, so that a launch whose blocks
    all fit on the GPU at once lasts about spin_ns. */
-__global__ void process_chunk(const unsigned int *in, unsigned int *out, size_t n,
-                              unsigned long long spin_ns)
+__global__ void process_chunk(const unsigned int *in, unsigned int *out,
+                              size_t n, unsigned long long spin_ns)
 {
-    unsigned long long start, now;
+    unsigned long long start = clinic_gpu_now_ns();
     size_t stride = (size_t)gridDim.x * blockDim.x;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+    size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (size_t i = first; i < n; i += stride)
         out[i] = 3u * in[i] + 1u;
-    do {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while (now - start < spin_ns);
+    clinic_gpu_wait_since_ns(start, spin_ns);
 }
 
 typedef struct {
@@ -53,12 +54,14 @@ typedef struct {
     size_t chunk_words;
     unsigned int *host_in, *host_out; /* pinned */
     unsigned int *dev_in, *dev_out;
-    int blocks, threads; /* exactly as many blocks as fit at once: one kernel fills the GPU */
+    /* exactly as many blocks as fit at once: one kernel fills the GPU */
+    int blocks, threads;
     unsigned long long spin_ns;
     cudaStream_t streams[MAX_STREAMS];
     cudaEvent_t run_start, run_end, stream_done[MAX_STREAMS];
     cudaEvent_t *op_start, *op_end; /* [chunk * STAGES + stage] */
-    float *ready_ms, *end_ms;       /* the last run's events, ms since run_start */
+    /* the last run's events, ms since run_start */
+    float *ready_ms, *end_ms;
 } pipeline;
 
 /* Queues the whole pipeline over `nstreams` streams, waits for it, and returns
@@ -82,16 +85,17 @@ static float run_pipeline(pipeline *p, int nstreams)
                                    cudaMemcpyHostToDevice, s));
         check_cuda(cudaEventRecord(p->op_end[op + STAGE_H2D], s));
         check_cuda(cudaEventRecord(p->op_start[op + STAGE_KERNEL], s));
-        process_chunk<<<p->blocks, p->threads, 0, s>>>(p->dev_in + first, p->dev_out + first,
-                                                       p->chunk_words, p->spin_ns);
+        process_chunk<<<p->blocks, p->threads, 0, s>>>(
+            p->dev_in + first, p->dev_out + first, p->chunk_words, p->spin_ns);
         check_launch();
         check_cuda(cudaEventRecord(p->op_end[op + STAGE_KERNEL], s));
         check_cuda(cudaEventRecord(p->op_start[op + STAGE_D2H], s));
-        check_cuda(cudaMemcpyAsync(p->host_out + first, p->dev_out + first, bytes,
-                                   cudaMemcpyDeviceToHost, s));
+        check_cuda(cudaMemcpyAsync(p->host_out + first, p->dev_out + first,
+                                   bytes, cudaMemcpyDeviceToHost, s));
         check_cuda(cudaEventRecord(p->op_end[op + STAGE_D2H], s));
     }
-    for (int s = 1; s < nstreams; s++) { /* the run ends when every stream is done */
+    /* the run ends when every stream is done */
+    for (int s = 1; s < nstreams; s++) {
         check_cuda(cudaEventRecord(p->stream_done[s], p->streams[s]));
         check_cuda(cudaStreamWaitEvent(p->streams[0], p->stream_done[s], 0));
     }
@@ -99,8 +103,10 @@ static float run_pipeline(pipeline *p, int nstreams)
     check_cuda(cudaEventSynchronize(p->run_end));
     check_cuda(cudaEventElapsedTime(&total, p->run_start, p->run_end));
     for (int op = 0; op < p->chunks * STAGES; op++) {
-        check_cuda(cudaEventElapsedTime(&p->ready_ms[op], p->run_start, p->op_start[op]));
-        check_cuda(cudaEventElapsedTime(&p->end_ms[op], p->run_start, p->op_end[op]));
+        check_cuda(cudaEventElapsedTime(&p->ready_ms[op], p->run_start,
+                                        p->op_start[op]));
+        check_cuda(
+            cudaEventElapsedTime(&p->end_ms[op], p->run_start, p->op_end[op]));
     }
     return total;
 }
@@ -112,15 +118,16 @@ static float stage_median(const pipeline *p, enum stage st)
 {
     float durations[256];
     for (int c = 0; c < p->chunks; c++)
-        durations[c] = p->end_ms[c * STAGES + st] - p->ready_ms[c * STAGES + st];
+        durations[c] =
+            p->end_ms[c * STAGES + st] - p->ready_ms[c * STAGES + st];
     return bench_median(durations, p->chunks);
 }
 
 /* How long one chunk's copy takes while the other direction copies too, as it
-   does in a running pipeline: chunk c is copied in on stream 0 while chunk c
-   is copied out on stream 1. PCIe carries both directions at once, but not
-   quite at the one-way rate, so this is the copy time the kernel must match
-   for the three stages to be balanced. Returns the slower direction's median. */
+   does in a running pipeline: chunk c is copied in on stream 0 while chunk c is
+   copied out on stream 1. PCIe carries both directions at once, but not quite
+   at the one-way rate, so this is the copy time the kernel must match for the
+   three stages to be balanced. Returns the slower direction's median. */
 static float both_directions_ms(pipeline *p)
 {
     size_t bytes = p->chunk_words * sizeof(unsigned int);
@@ -133,15 +140,18 @@ static float both_directions_ms(pipeline *p)
                                    cudaMemcpyHostToDevice, p->streams[0]));
         check_cuda(cudaEventRecord(p->op_end[op + STAGE_H2D], p->streams[0]));
         check_cuda(cudaEventRecord(p->op_start[op + STAGE_D2H], p->streams[1]));
-        check_cuda(cudaMemcpyAsync(p->host_out + first, p->dev_out + first, bytes,
-                                   cudaMemcpyDeviceToHost, p->streams[1]));
+        check_cuda(cudaMemcpyAsync(p->host_out + first, p->dev_out + first,
+                                   bytes, cudaMemcpyDeviceToHost,
+                                   p->streams[1]));
         check_cuda(cudaEventRecord(p->op_end[op + STAGE_D2H], p->streams[1]));
     }
     check_cuda(cudaDeviceSynchronize());
     for (int c = 0; c < p->chunks; c++) {
         int op = c * STAGES;
-        check_cuda(cudaEventElapsedTime(&in_ms[c], p->op_start[op + STAGE_H2D], p->op_end[op + STAGE_H2D]));
-        check_cuda(cudaEventElapsedTime(&out_ms[c], p->op_start[op + STAGE_D2H], p->op_end[op + STAGE_D2H]));
+        check_cuda(cudaEventElapsedTime(&in_ms[c], p->op_start[op + STAGE_H2D],
+                                        p->op_end[op + STAGE_H2D]));
+        check_cuda(cudaEventElapsedTime(&out_ms[c], p->op_start[op + STAGE_D2H],
+                                        p->op_end[op + STAGE_D2H]));
     }
     in_median = bench_median(in_ms, p->chunks);
     out_median = bench_median(out_ms, p->chunks);
@@ -155,7 +165,8 @@ static size_t count_wrong(const pipeline *p, int nstreams)
     for (size_t i = 0; i < n; i++) {
         if (p->host_out[i] != 3u * p->host_in[i] + 1u) {
             if (wrong == 0)
-                printf("%d streams: wrong data, first at word %zu: got %u, expected %u\n",
+                printf("%d streams: wrong data, first at word %zu: got %u, "
+                       "expected %u\n",
                        nstreams, i, p->host_out[i], 3u * p->host_in[i] + 1u);
             wrong++;
         }
@@ -173,10 +184,12 @@ static void write_timeline(FILE *f, const pipeline *p, int nstreams)
         for (int st = 0; st < STAGES; st++) {
             int op = c * STAGES + st;
             float start = p->ready_ms[op];
-            if (c > 0 && p->end_ms[op - STAGES] > start && p->end_ms[op - STAGES] <= p->end_ms[op])
+            if (c > 0 && p->end_ms[op - STAGES] > start &&
+                p->end_ms[op - STAGES] <= p->end_ms[op])
                 start = p->end_ms[op - STAGES];
-            fprintf(f, "%d,%d,%s,%d,%.4f,%.4f,%.4f\n", nstreams, c, stage_names[st], c % nstreams,
-                    p->ready_ms[op], start, p->end_ms[op]);
+            fprintf(f, "%d,%d,%s,%d,%.4f,%.4f,%.4f\n", nstreams, c,
+                    stage_names[st], c % nstreams, p->ready_ms[op], start,
+                    p->end_ms[op]);
         }
     }
 }
@@ -187,8 +200,9 @@ int main(int argc, char **argv)
     pipeline p;
     cudaDeviceProp prop;
     int device, blocks_per_sm, reps;
-    size_t total_words;
-    float times[MAX_STREAMS + 1][MAX_REPS], h2d_ms, kernel_ms, d2h_ms, copy_ms, slowest;
+    size_t total_words, ops;
+    float times[MAX_STREAMS + 1][MAX_REPS], h2d_ms, kernel_ms, d2h_ms, copy_ms,
+        slowest;
     float serial_ms, ideal_ms;
     double spin_ns;
     size_t wrong[MAX_STREAMS + 1] = {0}, all_wrong = 0;
@@ -203,41 +217,45 @@ int main(int argc, char **argv)
     p.chunk_words = (opt.quick ? 2 * MIB : 32 * MIB) / sizeof(unsigned int);
     reps = opt.quick ? 2 : MAX_REPS;
     total_words = (size_t)p.chunks * p.chunk_words;
+    ops = (size_t)p.chunks * STAGES; /* operations timed per run */
 
     check_cuda(cudaGetDevice(&device));
     check_cuda(cudaGetDeviceProperties(&prop, device));
     p.threads = 256;
-    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, process_chunk,
-                                                             p.threads, 0));
+    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &blocks_per_sm, process_chunk, p.threads, 0));
     p.blocks = blocks_per_sm * prop.multiProcessorCount;
-    check_cuda(cudaMallocHost((void **)&p.host_in, total_words * sizeof(unsigned int)));
-    check_cuda(cudaMallocHost((void **)&p.host_out, total_words * sizeof(unsigned int)));
-    check_cuda(cudaMalloc((void **)&p.dev_in, total_words * sizeof(unsigned int)));
-    check_cuda(cudaMalloc((void **)&p.dev_out, total_words * sizeof(unsigned int)));
+    check_cuda(cudaMallocHost((void **)&p.host_in,
+                              total_words * sizeof(unsigned int)));
+    check_cuda(cudaMallocHost((void **)&p.host_out,
+                              total_words * sizeof(unsigned int)));
+    check_cuda(
+        cudaMalloc((void **)&p.dev_in, total_words * sizeof(unsigned int)));
+    check_cuda(
+        cudaMalloc((void **)&p.dev_out, total_words * sizeof(unsigned int)));
     for (int s = 0; s < MAX_STREAMS; s++) {
-        check_cuda(cudaStreamCreateWithFlags(&p.streams[s], cudaStreamNonBlocking));
+        check_cuda(
+            cudaStreamCreateWithFlags(&p.streams[s], cudaStreamNonBlocking));
         check_cuda(cudaEventCreate(&p.stream_done[s]));
     }
     check_cuda(cudaEventCreate(&p.run_start));
     check_cuda(cudaEventCreate(&p.run_end));
-    p.op_start = (cudaEvent_t *)malloc(p.chunks * STAGES * sizeof(cudaEvent_t));
-    p.op_end = (cudaEvent_t *)malloc(p.chunks * STAGES * sizeof(cudaEvent_t));
-    p.ready_ms = (float *)malloc(p.chunks * STAGES * sizeof(float));
-    p.end_ms = (float *)malloc(p.chunks * STAGES * sizeof(float));
-    if (!p.op_start || !p.op_end || !p.ready_ms || !p.end_ms) {
-        fprintf(stderr, "malloc failed\n");
-        return CLINIC_EXIT_CUDA_ERROR; /* as a failed cudaMallocHost would */
-    }
+    p.op_start = (cudaEvent_t *)checked_malloc(ops * sizeof(cudaEvent_t));
+    p.op_end = (cudaEvent_t *)checked_malloc(ops * sizeof(cudaEvent_t));
+    p.ready_ms = (float *)checked_malloc(ops * sizeof(float));
+    p.end_ms = (float *)checked_malloc(ops * sizeof(float));
     for (int op = 0; op < p.chunks * STAGES; op++) {
         check_cuda(cudaEventCreate(&p.op_start[op]));
         check_cuda(cudaEventCreate(&p.op_end[op]));
     }
     bench_fill(p.host_in, total_words, 1);
-    csv = bench_open_csv(opt.csv_path, "streams,chunks,chunk_bytes,reps,median_ms,min_ms,max_ms,"
-                                       "serial_ms,ideal_ms,speedup_vs_serial,ratio_to_ideal,"
-                                       "h2d_ms,kernel_ms,d2h_ms,data_ok");
-    timeline = bench_open_csv(opt.timeline_path,
-                              "streams,chunk,stage,stream,ready_ms,start_ms,end_ms");
+    csv = bench_open_csv(
+        opt.csv_path, "streams,chunks,chunk_bytes,reps,median_ms,min_ms,max_ms,"
+                      "serial_ms,ideal_ms,speedup_vs_serial,ratio_to_ideal,"
+                      "h2d_ms,kernel_ms,d2h_ms,data_ok");
+    timeline =
+        bench_open_csv(opt.timeline_path,
+                       "streams,chunk,stage,stream,ready_ms,start_ms,end_ms");
     printf("Copy lab: overlap of copies and kernels\n");
     printf("GPU: %s, %d copy engines\n", prop.name, prop.asyncEngineCount);
     fflush(stdout);
@@ -257,13 +275,15 @@ int main(int argc, char **argv)
     spin_ns += (copy_ms - kernel_ms) * 1e6;
     p.spin_ns = spin_ns > 0.0 ? (unsigned long long)spin_ns : 0ull;
 
-    /* The runs. Repeats are the outer loop, so slow drifts touch every stream count. */
+    /* The runs. Repeats are the outer loop, so slow drifts touch every stream
+       count. */
     for (int r = 0; r < reps; r++) {
         for (int n = 1; n <= MAX_STREAMS; n++) {
             memset(p.host_out, 0, total_words * sizeof(unsigned int));
             times[n][r] = run_pipeline(&p, n);
             wrong[n] += count_wrong(&p, n);
-            if (n == 1 && r == reps - 1) { /* the stage times, from a serial run */
+            /* the stage times, from a serial run */
+            if (n == 1 && r == reps - 1) {
                 h2d_ms = stage_median(&p, STAGE_H2D);
                 kernel_ms = stage_median(&p, STAGE_KERNEL);
                 d2h_ms = stage_median(&p, STAGE_D2H);
@@ -279,25 +299,36 @@ int main(int argc, char **argv)
     ideal_ms = h2d_ms + kernel_ms + d2h_ms + (p.chunks - 1) * slowest;
     serial_ms = bench_median(times[1], reps);
 
-    printf("Pipeline: %d chunks of %zu MiB, each H2D -> kernel -> D2H; chunk c on stream c mod S; "
-           "pinned host memory\n", p.chunks, (size_t)(p.chunk_words * sizeof(unsigned int) / MIB));
-    printf("Stage times per chunk, medians of a serial run: H2D %.3f ms, kernel %.3f ms, "
-           "D2H %.3f ms\n", h2d_ms, kernel_ms, d2h_ms);
-    printf("One chunk's copy with both directions copying at once: %.3f ms; the kernel is "
-           "tuned to it\n", copy_ms);
-    printf("Ideal: one chunk's stages + %d x the slowest stage = %.3f ms\n", p.chunks - 1, ideal_ms);
+    printf("Pipeline: %d chunks of %zu MiB, each H2D -> kernel -> D2H; chunk c "
+           "on stream c mod S; "
+           "pinned host memory\n",
+           p.chunks, (size_t)(p.chunk_words * sizeof(unsigned int) / MIB));
+    printf("Stage times per chunk, medians of a serial run: H2D %.3f ms, "
+           "kernel %.3f ms, "
+           "D2H %.3f ms\n",
+           h2d_ms, kernel_ms, d2h_ms);
+    printf("One chunk's copy with both directions copying at once: %.3f ms; "
+           "the kernel is "
+           "tuned to it\n",
+           copy_ms);
+    printf("Ideal: one chunk's stages + %d x the slowest stage = %.3f ms\n",
+           p.chunks - 1, ideal_ms);
     printf("Each figure: median of %d runs, timed with CUDA events\n\n", reps);
-    printf("%7s %10s %10s %9s  %s\n", "streams", "median ms", "vs serial", "vs ideal", "data");
+    printf("%7s %10s %10s %9s  %s\n", "streams", "median ms", "vs serial",
+           "vs ideal", "data");
 
     for (int n = 1; n <= MAX_STREAMS; n++) {
         float median = bench_median(times[n], reps); /* sorts times[n] */
-        printf("%7d %10.3f %9.2fx %8.2fx  %s\n", n, median, serial_ms / median, median / ideal_ms,
-               wrong[n] ? "WRONG" : "ok");
+        printf("%7d %10.3f %9.2fx %8.2fx  %s\n", n, median, serial_ms / median,
+               median / ideal_ms, wrong[n] ? "WRONG" : "ok");
         if (csv)
-            fprintf(csv, "%d,%d,%zu,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%d\n", n,
-                    p.chunks, p.chunk_words * sizeof(unsigned int), reps, median, times[n][0],
-                    times[n][reps - 1], serial_ms, ideal_ms, serial_ms / median,
-                    median / ideal_ms, h2d_ms, kernel_ms, d2h_ms, wrong[n] == 0);
+            fprintf(csv,
+                    "%d,%d,%zu,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,"
+                    "%.4f,%d\n",
+                    n, p.chunks, p.chunk_words * sizeof(unsigned int), reps,
+                    median, times[n][0], times[n][reps - 1], serial_ms,
+                    ideal_ms, serial_ms / median, median / ideal_ms, h2d_ms,
+                    kernel_ms, d2h_ms, wrong[n] == 0);
         all_wrong += wrong[n];
     }
     bench_close_csv(csv, opt.csv_path);

@@ -1,6 +1,6 @@
 # record.cmake -- records the copy lab's results from full runs on this GPU (the
 # bench_record target):
-#   cmake -DBANDWIDTH=<exe> -DOVERLAP=<exe> -DCHECKER=<check_csv.cmake>
+#   cmake -DBANDWIDTH=<exe> -DOVERLAP=<exe> -DPYTHON=<python3> -DCHECKER=<check_csv.py>
 #         -DWORK=<scratch dir> -DRESULTS=<bench/results> -P record.cmake
 # Runs both programs without --quick into WORK, checks what they wrote, and only
 # then replaces RESULTS/bandwidth.csv, overlap.csv, overlap-timeline.csv and
@@ -29,7 +29,7 @@ endfunction()
 
 run(bandwidth "${BANDWIDTH}" --csv "${WORK}/bandwidth.csv")
 run(overlap "${OVERLAP}" --csv "${WORK}/overlap.csv" --timeline "${WORK}/overlap-timeline.csv")
-execute_process(COMMAND "${CMAKE_COMMAND}" -DDIR=${WORK} -P "${CHECKER}" RESULT_VARIABLE rc)
+execute_process(COMMAND "${PYTHON}" "${CHECKER}" "--dir=${WORK}" RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the new results failed their check, so nothing was recorded")
 endif()

@@ -15,6 +15,7 @@ endif()
 get_filename_component(CLINIC_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 include("${CMAKE_CURRENT_LIST_DIR}/clinic_tests.cmake")
 set(CLINIC_SANITIZER_TOOLS memcheck racecheck initcheck synccheck)
+option(CLINIC_WERROR_FIXED "Treat warnings in the chapters' fixed programs as errors (CI)" OFF)
 
 # Tests are on wherever a chapter is configured, alone or in the whole project.
 # (enable_testing() sets a directory variable, so it must run here, not in a function.)
@@ -27,6 +28,10 @@ enable_testing()
 function(clinic_find_tools)
   get_property(found GLOBAL PROPERTY CLINIC_TOOLS_FOUND)
   if(NOT found)
+    if(CMAKE_CUDA_COMPILER_VERSION AND NOT CMAKE_CUDA_COMPILER_VERSION MATCHES "^13\\.")
+      message(WARNING "The CUDA compiler is ${CMAKE_CUDA_COMPILER_VERSION}; the recorded "
+        "outputs in expected/ were made with CUDA 13, so some golden tests may differ.")
+    endif()
     get_filename_component(nvcc_dir "${CMAKE_CUDA_COMPILER}" DIRECTORY)
     find_program(CLINIC_SANITIZER compute-sanitizer HINTS "${nvcc_dir}")
     find_package(Python3 COMPONENTS Interpreter QUIET)
@@ -51,31 +56,35 @@ function(clinic_find_tools)
   set(CLINIC_PYCUDA_MISSING "${missing}" PARENT_SCOPE)
 endfunction()
 
-# clinic_chapter([BROKEN_COMPILE_ERROR <regex>...]
-#                [BROKEN_SANITIZER <tool> <regex>]
-#                [FIXED_SANITIZER <tool> <regex>]
-#                [SERIAL] [FAULTS])
+# clinic_chapter([SERIAL] [FAULTS])
 # Registers the chapter in the current folder, named NN-slug: its programs
-# chNN_broken and chNN_fixed (files "broken" and "fixed") and all its tests:
+# chNN_broken and chNN_fixed (files "broken" and "fixed") and all its tests.
+# What is expected of them is data, in expected/ next to the records:
 #   chNN.<prog>.golden         stdout + stderr + exit status == expected/<prog>.out
-#   chNN.fixed.<tool>          clean under memcheck (leak check), racecheck, initcheck, synccheck
-#   chNN.broken.<tool>         with BROKEN_SANITIZER: <tool> reports the bug (<regex>)
-#   chNN.broken.compile_fails  with BROKEN_COMPILE_ERROR: nvcc rejects broken.cu, and
-#                              each regex matches one of its diagnostic lines
+#   chNN.fixed.<tool>          clean under memcheck (leak check), racecheck, initcheck,
+#                              synccheck, unless expected/fixed.<tool> exists: then the
+#                              fixed program errs on purpose (chapters 02 and 10) and
+#                              the tool's report must match that file's regexes
+#   chNN.broken.<tool>         for each expected/broken.<tool>: the tool finds errors,
+#                              its report matching the file's regexes (one a line, in order)
+#   chNN.broken.compile_fails  with expected/broken.compile-errors: nvcc rejects
+#                              broken.cu, each of the file's regexes (one a line)
+#                              matching one of its diagnostic lines
 #   chNN.<prog>.py.golden      for each PyCUDA twin <prog>.py in the folder
-# FIXED_SANITIZER is for a fixed program whose lesson is how an error is
-# caught or reported, so it still makes that error on purpose (chapters 02 and
-# 10): under <tool> its report must match <regex>, which should pin the error count.
+# In update mode the sanitizer tests that have an expectation file also record
+# the tool's report, masked, into expected/<prog>.<tool>.out for the READMEs.
 # SERIAL: the programs measure time, so their golden tests run with the
 # machine to themselves. (Under a sanitizer only the exit status counts, which
 # must not depend on a measurement, so those run alongside the rest.)
 # FAULTS: a program makes the GPU fault on purpose (an illegal address). Such
 # golden tests run one at a time: with many processes faulting at once, an H100
 # once let a fault go unreported (chapter 10's fixed program exited 0, 1 run in 48).
-# Under a sanitizer the tool stops the bad access before the GPU faults.
 function(clinic_chapter)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "SERIAL;FAULTS" ""
-                        "BROKEN_COMPILE_ERROR;BROKEN_SANITIZER;FIXED_SANITIZER")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "SERIAL;FAULTS" "" "")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "clinic_chapter(): unknown arguments '${arg_UNPARSED_ARGUMENTS}'; it "
+      "takes only SERIAL and FAULTS (expectations are files in expected/, see CONTRIBUTING.md)")
+  endif()
   clinic_find_tools()
   get_filename_component(chapter "${CMAKE_CURRENT_SOURCE_DIR}" NAME)
   if(NOT chapter MATCHES "^([0-9][0-9])-[a-z0-9-]+$")
@@ -83,6 +92,7 @@ function(clinic_chapter)
   endif()
   set(id "ch${CMAKE_MATCH_1}")
   set(src "${CMAKE_CURRENT_SOURCE_DIR}")
+  set(exp "${src}/expected")
   set(golden_options "")
   if(arg_SERIAL)
     set(golden_options SERIAL)
@@ -95,82 +105,77 @@ function(clinic_chapter)
     add_executable(${id}_${prog} ${prog}.cu)
     set_target_properties(${id}_${prog} PROPERTIES OUTPUT_NAME ${prog}
                           CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON)
-    target_compile_options(${id}_${prog} PRIVATE -lineinfo) # file:line in sanitizer reports
+    # -lineinfo: file:line in sanitizer reports; warnings on for the host code.
+    target_compile_options(${id}_${prog} PRIVATE -lineinfo -Xcompiler=-Wall,-Wextra)
     target_include_directories(${id}_${prog} PRIVATE "${CLINIC_ROOT}/common")
   endforeach()
+  if(CLINIC_WERROR_FIXED) # CI: a warning in a fixed program is an error
+    target_compile_options(${id}_fixed PRIVATE -Xcompiler=-Werror "SHELL:-Werror all-warnings")
+  endif()
 
-  if(arg_BROKEN_COMPILE_ERROR)
+  set(programs broken fixed)
+  if(EXISTS "${exp}/broken.compile-errors")
     set_target_properties(${id}_broken PROPERTIES EXCLUDE_FROM_ALL TRUE)
     clinic_compile_fail_test(${id}.broken.compile_fails TARGET ${id}_broken
-      PATTERNS ${arg_BROKEN_COMPILE_ERROR} EXPECTED "${src}/expected/broken.out"
+      PATTERNS_FILE "${exp}/broken.compile-errors" EXPECTED "${exp}/broken.out"
       LABELS cpu compile_fail ${id})
     set(programs fixed)
-  else()
-    set(programs broken fixed)
   endif()
   foreach(prog IN LISTS programs)
     clinic_golden_test(${id}.${prog}.golden PROGRAM "$<TARGET_FILE:${id}_${prog}>"
-      EXPECTED "${src}/expected/${prog}.out" REQUIRES gpu LABELS gpu golden ${id} ${golden_options})
+      EXPECTED "${exp}/${prog}.out" REQUIRES gpu LABELS gpu golden ${id} ${golden_options})
   endforeach()
 
-  set(fixed_tool "")
-  if(arg_FIXED_SANITIZER)
-    list(GET arg_FIXED_SANITIZER 0 fixed_tool)
-    list(GET arg_FIXED_SANITIZER 1 fixed_regex)
-  endif()
-  foreach(tool IN LISTS CLINIC_SANITIZER_TOOLS)
-    set(expect CLEAN)
-    if(tool STREQUAL fixed_tool)
-      set(expect "${fixed_regex}")
-    endif()
-    clinic_sanitizer_test(${id}.fixed.${tool} PROGRAM "$<TARGET_FILE:${id}_fixed>" TOOL ${tool}
-      EXPECT "${expect}" RECORDED "${src}/expected/fixed.out"
-      LABELS sanitizer ${tool} ${id})
+  foreach(prog IN LISTS programs)
+    foreach(tool IN LISTS CLINIC_SANITIZER_TOOLS)
+      set(expect "")
+      if(EXISTS "${exp}/${prog}.${tool}")
+        set(expect EXPECT_FILE "${exp}/${prog}.${tool}" REPORT_RECORD "${exp}/${prog}.${tool}.out")
+      elseif(prog STREQUAL "broken")
+        continue() # a broken program is run under the tools its bug is for
+      endif()
+      clinic_sanitizer_test(${id}.${prog}.${tool} PROGRAM "$<TARGET_FILE:${id}_${prog}>"
+        TOOL ${tool} RECORDED "${exp}/${prog}.out" ${expect} LABELS sanitizer ${tool} ${id})
+    endforeach()
   endforeach()
-  if(arg_BROKEN_SANITIZER)
-    list(GET arg_BROKEN_SANITIZER 0 tool)
-    list(GET arg_BROKEN_SANITIZER 1 regex)
-    clinic_sanitizer_test(${id}.broken.${tool} PROGRAM "$<TARGET_FILE:${id}_broken>" TOOL ${tool}
-      EXPECT "${regex}" RECORDED "${src}/expected/broken.out"
-      LABELS sanitizer ${tool} ${id})
-  endif()
 
   foreach(prog broken fixed)
     if(EXISTS "${src}/${prog}.py")
       clinic_golden_test(${id}.${prog}.py.golden PROGRAM "${src}/${prog}.py"
         INTERPRETER "${CLINIC_PYTHON}" WHY "${CLINIC_PYCUDA_MISSING}"
-        EXPECTED "${src}/expected/${prog}.py.out" REQUIRES gpu pycuda
+        EXPECTED "${exp}/${prog}.py.out" REQUIRES gpu pycuda
         LABELS pycuda golden ${id} ${golden_options}
         ENVIRONMENT "PYTHONPATH=${CLINIC_ROOT}/common" PYTHONDONTWRITEBYTECODE=1)
     endif()
   endforeach()
 
   # What the tour (clinic_tour) runs for this chapter, kept on the folder.
-  if(arg_BROKEN_COMPILE_ERROR)
+  set(broken_exe "$<TARGET_FILE:${id}_broken>")
+  if(NOT "broken" IN_LIST programs)
     set(broken_exe "")
-    set(tour_targets ${id}_fixed)
-  else()
-    set(broken_exe "$<TARGET_FILE:${id}_broken>")
-    set(tour_targets ${id}_broken ${id}_fixed)
   endif()
-  set_property(DIRECTORY PROPERTY CLINIC_TOUR_CALL
-    "clinic_tour_chapter(\"${chapter}\" \"${broken_exe}\" \"$<TARGET_FILE:${id}_fixed>\" \"${src}\")")
+  set(tour_targets ${id}_fixed)
+  if(broken_exe)
+    list(APPEND tour_targets ${id}_broken)
+  endif()
+  set_property(DIRECTORY PROPERTY CLINIC_TOUR_LINE
+               "${chapter}\t${broken_exe}\t$<TARGET_FILE:${id}_fixed>\t${src}")
   set_property(DIRECTORY PROPERTY CLINIC_TOUR_TARGETS ${tour_targets})
 endfunction()
 
 # clinic_tour(<chapter folder>...): the `tour` target runs every chapter's
-# programs in reading order, one line each, and fails if any is not as recorded.
+# programs in reading order, one row each; a chapter that skips is a row that
+# says why. It fails if any row is not as recorded, or if a skip is one that
+# CLINIC_REQUIRE forbids.
 function(clinic_tour)
-  set(calls "")
-  add_custom_target(tour
-    COMMAND "${CMAKE_COMMAND}" "-DCHAPTERS=${CMAKE_BINARY_DIR}/tour-chapters.cmake"
-            -P "${CLINIC_DRIVERS}/tour.cmake"
+  set(lines "")
+  add_custom_target(tour COMMAND ${CLINIC_DRIVER} tour "--chapters=${CMAKE_BINARY_DIR}/tour-chapters.tsv"
     USES_TERMINAL COMMENT "Touring every chapter" VERBATIM)
   foreach(dir IN LISTS ARGN)
-    get_property(call DIRECTORY "${dir}" PROPERTY CLINIC_TOUR_CALL)
+    get_property(line DIRECTORY "${dir}" PROPERTY CLINIC_TOUR_LINE)
     get_property(targets DIRECTORY "${dir}" PROPERTY CLINIC_TOUR_TARGETS)
-    string(APPEND calls "${call}\n")
+    string(APPEND lines "${line}\n")
     add_dependencies(tour ${targets})
   endforeach()
-  file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/tour-chapters.cmake" CONTENT "${calls}")
+  file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/tour-chapters.tsv" CONTENT "${lines}")
 endfunction()

@@ -1,16 +1,28 @@
 """The PyCUDA twin of check_cuda.h: the no-GPU skip, the result check and the
-exit codes that every chapter's broken.py / fixed.py share with the C programs.
+exit codes that every chapter's broken.py / fixed.py share with the C programs,
+and the claim lines of the seed programs.
 
-Use it as the first thing a program does, before `import pycuda.autoinit`:
+A twin finds this file from its own place, then skips before PyCUDA is
+imported when there is nothing to run on:
 
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
     import clinic_pycuda as clinic
+
     clinic.require_gpu_or_skip()
-    import pycuda.autoinit  # noqa: E402  (creates the context, as users do)
+    import pycuda.autoinit  # creates the context, as users do
     import pycuda.driver as cuda
 
-and end with `sys.exit(clinic.main(run))`, where run() returns the exit code.
+and ends with `sys.exit(clinic.main(run))`, where run() returns the exit code.
+A kernel that must wait on the GPU includes this folder's clinic_wait.cuh:
+`SourceModule(source, include_dirs=[clinic.COMMON])`.
 """
 import sys
+from pathlib import Path
+
+COMMON = str(Path(__file__).resolve().parent)  # this folder, for #include
 
 EXIT_OK = 0            # ran, and the results were right
 EXIT_WRONG_RESULT = 1  # ran, but the results were wrong
@@ -25,11 +37,14 @@ def skip(why):
 
 
 def require_gpu_or_skip():
-    """Exits 77 with the reason when PyCUDA, the driver or a device is missing."""
+    """Exits 77 with the reason when PyCUDA, the driver or a device is
+    missing."""
     try:
+        import numpy  # noqa: F401
         import pycuda  # noqa: F401
     except ImportError:
-        skip("PyCUDA is not installed for %s (pip install numpy pycuda)" % sys.executable)
+        skip("PyCUDA and numpy are not installed for %s "
+             "(pip install numpy pycuda)" % sys.executable)
     try:
         import pycuda.driver as cuda
     except ImportError as e:  # pycuda._driver links libcuda.so.1, the driver
@@ -43,13 +58,46 @@ def require_gpu_or_skip():
         skip("the driver sees no CUDA device")
 
 
+def cuda_error_name(description):
+    """The name of the CUDA error that the driver describes in these words,
+    `CUDA_ERROR_INVALID_VALUE` for `invalid argument`, asked of the driver
+    itself (cuGetErrorString, cuGetErrorName); None if no error has them."""
+    import ctypes
+    driver = ctypes.CDLL("libcuda.so.1")
+    text = ctypes.c_char_p()
+    for code in range(1000):  # every CUresult is below 1000
+        if (driver.cuGetErrorString(code, ctypes.byref(text)) == 0
+                and text.value.decode() == description):
+            driver.cuGetErrorName(code, ctypes.byref(text))
+            return text.value.decode()
+    return None
+
+
 def error_text(e):
-    """`pycuda.driver.LogicError: cuMemcpyDtoH failed: invalid argument`:
-    the public module name, the class and the message, the same on every run."""
-    module = type(e).__module__
-    if module == "pycuda._driver":
-        module = "pycuda.driver"
-    return "%s.%s: %s" % (module, type(e).__name__, e)
+    """What a lesson needs from an exception, in words that no PyCUDA or NumPy
+    version changes. A CUDA error gives the class, the driver call and the
+    CUDA error, as check_cuda() prints it in C:
+    `pycuda.driver.LogicError: cuMemcpyDtoH failed: CUDA_ERROR_INVALID_VALUE
+    (invalid argument)`. Any other exception gives the built-in class it
+    derives from, such as `TypeError`: the messages of Boost.Python and NumPy
+    are worded anew from one version to the next."""
+    import pycuda.driver as cuda
+    if isinstance(e, cuda.Error):
+        kind = "pycuda.driver.%s" % type(e).__name__
+        call, failed, description = str(e).partition(" failed: ")
+        name = cuda_error_name(description) if failed else None
+        if name is None:
+            return "%s: %s" % (kind, e)
+        return "%s: %s failed: %s (%s)" % (kind, call, name, description)
+    for cls in type(e).__mro__:
+        if cls.__module__ == "builtins":
+            return cls.__name__
+    return type(e).__name__
+
+
+def outcome(e):
+    """`no error` when e is None, else error_text(e): what a call raised."""
+    return "no error" if e is None else error_text(e)
 
 
 def main(run):
@@ -66,14 +114,41 @@ def main(run):
 
 
 def check_ints(what, got, want):
-    """Compares two sequences of ints and prints the same line as check_ints()
+    """Compares two arrays of ints and prints the same line as check_ints()
     in check_cuda.h. Returns the number of wrong elements."""
-    n = len(want)
-    wrong = [i for i in range(n) if int(got[i]) != int(want[i])]
-    if not wrong:
-        print("%s: 0 of %d elements wrong" % (what, n))
+    import numpy as np
+    got, want = np.ravel(got), np.ravel(want)
+    wrong = np.flatnonzero(got != want)
+    if wrong.size == 0:
+        print("%s: 0 of %d elements wrong" % (what, want.size))
     else:
-        i = wrong[0]
+        i = int(wrong[0])
         print("%s: %d of %d elements wrong, first at [%d]: got %d, expected %d"
-              % (what, len(wrong), n, i, int(got[i]), int(want[i])))
-    return len(wrong)
+              % (what, wrong.size, want.size, i, int(got[i]), int(want[i])))
+    return int(wrong.size)
+
+
+def count_wrong(got, want):
+    """How many elements of got differ from want."""
+    import numpy as np
+    return int(np.count_nonzero(np.ravel(got) != np.ravel(want)))
+
+
+# The seed programs print one line per claim; claims_exit_code() is 1 when
+# any of them showed something the program did not expect.
+unexpected_claims = []
+
+
+def claim(text, verdict, observed, as_expected):
+    """Prints `claim: <text> -> <verdict>: <observed>`. The verdict is printed
+    only when the run showed what the program expects; otherwise the line
+    says `unexpected`."""
+    if not as_expected:
+        verdict = "unexpected"
+        unexpected_claims.append(text)
+    print("claim: %s -> %s: %s" % (text, verdict, observed))
+
+
+def claims_exit_code():
+    """EXIT_OK when every claim line showed what its program expects."""
+    return EXIT_WRONG_RESULT if unexpected_claims else EXIT_OK

@@ -26,15 +26,20 @@ __device__ static inline unsigned long long clinic_gpu_now_ns(void)
     return t;
 }
 
-/** Busy-waits until \p ns nanoseconds have passed since \p start_ns (a clinic_gpu_now_ns() reading). */
-__device__ static inline void clinic_gpu_wait_since_ns(unsigned long long start_ns,
-                                                       unsigned long long ns)
+/**
+ * Busy-waits until \p ns nanoseconds have passed since \p start_ns, a
+ * clinic_gpu_now_ns() reading: a kernel that did its work first still lasts
+ * \p ns in all.
+ */
+__device__ static inline void
+clinic_gpu_wait_since_ns(unsigned long long start_ns, unsigned long long ns)
 {
     while (clinic_gpu_now_ns() - start_ns < ns) {
     }
 }
 
-/** Busy-waits \p ns nanoseconds from now: `clinic_gpu_wait_ns(200000000ull);` is 200 ms. */
+/** Busy-waits \p ns nanoseconds from now: `clinic_gpu_wait_ns(200000000ull)`
+    is 200 ms. */
 __device__ static inline void clinic_gpu_wait_ns(unsigned long long ns)
 {
     clinic_gpu_wait_since_ns(clinic_gpu_now_ns(), ns);

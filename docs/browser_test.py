@@ -14,12 +14,20 @@ the main page is opened, and after its scripts have run the test checks:
     the rendered text outside code, in the navigation tree or in titles;
   - no script errors;
   - every chapter page loads, with its sections and navigation;
-  - the navigation tree opens and follows the page; the search box finds
-    sections by their text (each code term of the symptom index finds the
-    chapter its row links to), and Enter opens a result;
-  - at phone width no link of the symptom index is off-screen.
-It saves screenshots of the main page, the symptom index and a chapter at
-desktop and phone widths in --screenshots. Exit status 0 when all is well,
+  - the navigation tree opens and follows the page; the top tabs lead to the
+    site's ways in, never to Doxygen's empty lists;
+  - the search box is used as a person uses it: click, type, read the results
+    shown. Six everyday queries list their chapter among the first three;
+    each code term of the symptom index finds the chapter its row links to;
+    Enter opens a result;
+  - the main page starts with the three ways in, before build detail;
+  - every chapter page shows where the bug is and keeps the fix folded behind
+    "try it first", with its Hint visible;
+  - no listing is cut off at desktop or phone width;
+  - at phone width the menu reaches Chapters, the symptom index and the
+    myths, and no link of the symptom index is off-screen.
+It saves screenshots of what it checked (the main page, the six searches, the
+phone menu, a chapter with its fix folded) in --screenshots. Exit status 0 when all is well,
 1 with a list of the failures otherwise.
 """
 import argparse
@@ -230,13 +238,18 @@ def check_navtree(driver, base, chapters):
             fail("navigation tree on %s: nothing selected" % path)
 
 
-def search(driver, query):
-    """Types into the search box; returns the hrefs of the results shown."""
+def search(driver, query, fresh=False):
+    """Clicks the search box and types the query, as a person does; returns the
+    hrefs of the results shown. fresh: the box has not been used on this page."""
     field = driver.find_element(By.ID, "MSearchField")
     field.click()
-    field.send_keys(Keys.CONTROL, "a")
-    field.send_keys(Keys.DELETE)
+    if not fresh:  # clear what the last query left, as a person would
+        field.send_keys(Keys.CONTROL, "a")
+        field.send_keys(Keys.DELETE)
     field.send_keys(query)
+    typed = field.get_attribute("value")
+    if typed != query:
+        fail("search: typed %r, but the box holds %r" % (query, typed))
     try:
         WebDriverWait(driver, 10).until(lambda d: d.execute_script(
             "var p = document.getElementById('clinic-search-results');"
@@ -245,7 +258,39 @@ def search(driver, query):
         fail("search %r: no results panel" % query)
         return []
     return [a.get_attribute("href") for a in
-            driver.find_elements(By.CSS_SELECTOR, "#clinic-search-results a.clinic-hit")]
+            driver.find_elements(By.CSS_SELECTOR, "#clinic-search-results a.clinic-hit") if a.is_displayed()]
+
+
+# Queries people type, and the chapter (by its folder's slug) each must list
+# among the first three results.
+EVERYDAY_QUERIES = [("segfault", "device-pointer-on-host"),
+                    ("out of memory", "unchecked-allocation"),
+                    ("illegal memory access", "host-pointer-in-kernel"),
+                    ("struct padding", "struct-layout-mismatch"),
+                    ("2048 threads per block", "block-too-large"),
+                    ("in-kernel malloc NULL", "device-heap-exhausted")]
+
+
+def check_everyday_queries(driver, base, chapters, outdir):
+    """Each query typed into a fresh box on the main page; its chapter must be
+    among the first three results shown. Screenshots of each."""
+    os.makedirs(outdir, exist_ok=True)
+    set_viewport(driver, DESKTOP)
+    for query, slug in EVERYDAY_QUERIES:
+        folder = next((c for c in chapters if c[3:] == slug), None)
+        if not folder:
+            fail("search %r: no chapter %s on this site" % (query, slug))
+            continue
+        driver.get(base + "index.html")
+        wait_ready(driver)
+        hits = search(driver, query, fresh=True)
+        top = [m.group(1) for h in hits[:3] for m in [re.search(r"(ch\d\d)\.html", h or "")] if m]
+        print("search %r: first three %s" % (query, [h.split("/")[-1] for h in hits[:3]]))
+        if "ch" + folder[:2] not in top:
+            fail("search %r: chapter %s is not among the first three results %s"
+                 % (query, folder[:2], [h.split("/")[-1] for h in hits[:3]]))
+        time.sleep(0.2)
+        driver.save_screenshot(os.path.join(outdir, "search-%s.png" % re.sub(r"[^a-z0-9]+", "-", query.lower())))
 
 
 def check_search(driver, base):
@@ -300,6 +345,137 @@ def check_search(driver, base):
             fail("search: the result %s has no such anchor" % driver.current_url)
 
 
+def check_tabs(driver, base):
+    """The top tabs lead to the site's ways in: pages with text, never
+    Doxygen's lists of pages or files."""
+    driver.get(base + "index.html")
+    wait_ready(driver)
+    tabs = driver.execute_script(
+        "return Array.prototype.map.call(document.querySelectorAll('#main-menu > li > a'),"
+        " function (a) { return [a.textContent.trim(), a.getAttribute('href')]; });")
+    if not tabs:
+        fail("index.html: no top tabs")
+    for text, href in tabs:
+        if re.search(r"(^|/)(pages|files|globals|examples)\.html$", href or ""):
+            fail("top tab %r opens Doxygen's list %s" % (text, href))
+            continue
+        driver.get(base + href)
+        wait_ready(driver)
+        words = len(driver.execute_script("var c = document.querySelector('div.contents');"
+                                          "return c ? c.innerText : '';").split())
+        if words < 30:
+            fail("top tab %r (%s) opens a page with %d words" % (text, href, words))
+    for need in ("chapters.html", "symptoms.html", "myths.html"):
+        if not any((h or "").endswith(need) for _, h in tabs):
+            fail("no top tab leads to %s" % need)
+
+
+def check_main_page(driver, base):
+    """The main page opens with the three ways in, before build and CI detail."""
+    driver.get(base + "index.html")
+    wait_ready(driver)
+    first = driver.execute_script(r"""
+      var out = [], tb = document.querySelector('div.contents .textblock');
+      if (!tb) return out;
+      for (var n = tb.firstElementChild; n && !/^H[1-3]$/.test(n.tagName); n = n.nextElementSibling)
+        n.querySelectorAll('a[href]').forEach(function (a) { out.push(a.getAttribute('href')); });
+      return out;""")
+    for need, what in (("symptoms.html", "by symptom"), ("chapters", "by chapter"), ("myths.html", "the myths")):
+        if not any(need in h for h in first):
+            fail("index.html: the opening (before the first heading) has no way in %s (%s)" % (what, need))
+
+
+def check_chapter_folds(driver, base, chapters):
+    """A chapter shows where the bug is; its fix waits behind "try it first";
+    its Hint is in plain view."""
+    for folder in chapters:
+        num = folder[:2]
+        driver.get(base + "ch%s.html" % num)
+        wait_ready(driver)
+        f = driver.execute_script(r"""
+          var num = arguments[0], folds = document.querySelectorAll('details.clinic-try');
+          var open = Array.prototype.filter.call(folds, function (d) { return d.open; }).length;
+          var hint = document.getElementById('ch' + num + '-hint');
+          var where = document.getElementById('ch' + num + '-where-the-bug-is');
+          var programs = document.getElementById('ch' + num + '-the-programs');
+          var fix = document.getElementById('ch' + num + '-fix');
+          var fixFolded = false;
+          if (fix) {
+            var h = fix.closest('h1, h2, h3') || fix;
+            for (var n = h.nextElementSibling; n && !/^H[1-3]$/.test(n.tagName); n = n.nextElementSibling)
+              if (n.matches('details.clinic-try') || n.querySelector('details.clinic-try')) { fixFolded = true; break; }
+          }
+          var hintShown = false;
+          if (hint) {
+            var hh = hint.closest('h1, h2, h3') || hint, p = hh.nextElementSibling;
+            hintShown = !!p && !hint.closest('details') && p.getBoundingClientRect().height > 0;
+          }
+          return {folds: folds.length, open: open, hint: !!hint, hintShown: hintShown,
+                  fix: !!fix, fixFolded: fixFolded, where: !!where,
+                  whereFirst: !!(where && programs && (where.compareDocumentPosition(programs) & 4))};""", num)
+        page = "ch%s.html" % num
+        if f["open"]:
+            fail("%s: %d 'try it first' section(s) open on arrival" % (page, f["open"]))
+        if f["fix"] and not f["fixFolded"]:
+            fail("%s: the Fix section is not folded behind 'try it first'" % page)
+        if not f["where"] or not f["whereFirst"]:
+            fail("%s: no 'Where the bug is' above the full listings" % page)
+        if f["hint"] and not f["hintShown"]:
+            fail("%s: the Hint is not in plain view" % page)
+    # A link to the Fix section opens it.
+    if chapters:
+        num = chapters[0][:2]
+        driver.get(base + "ch%s.html#ch%s-fix" % (num, num))
+        wait_ready(driver)
+        if not driver.execute_script("var d = document.querySelector('details.clinic-try'); return d && d.open;"):
+            fail("ch%s.html#ch%s-fix: the link does not open the folded fix" % (num, num))
+
+
+def check_listings(driver, base, chapters):
+    """No listing or output is cut off: nothing scrolls sideways."""
+    pages = ["index.html", "symptoms.html", "outcomes.html"] + ["ch%s.html" % c[:2] for c in chapters]
+    for name, size, mobile in (("desktop", DESKTOP, False), ("phone", PHONE, True)):
+        set_viewport(driver, size, mobile)
+        for page in pages:
+            driver.get(base + page)
+            wait_ready(driver)
+            driver.execute_script("document.querySelectorAll('details').forEach(function (d) { d.open = true; });")
+            cut = driver.execute_script(r"""
+              var bad = [];
+              document.querySelectorAll('div.fragment, pre').forEach(function (f) {
+                if (f.scrollWidth > f.clientWidth + 1) bad.push((f.innerText || '').split('\n')[0].slice(0, 50));
+              });
+              return bad;""")
+            if cut:
+                fail("%s at %s width: %d listing(s) cut off, e.g. %r" % (page, name, len(cut), cut[0]))
+    set_viewport(driver, DESKTOP)
+
+
+def check_phone_menu(driver, base, outdir):
+    """At phone width the menu button opens a menu that reaches Chapters, the
+    symptom index and the myths, and its Chapters entry opens the chapters."""
+    set_viewport(driver, PHONE, mobile=True)
+    driver.get(base + "index.html")
+    wait_ready(driver)
+    try:
+        driver.find_element(By.CSS_SELECTOR, "label.main-menu-btn").click()
+        WebDriverWait(driver, 5).until(lambda d: d.find_element(By.ID, "main-menu").is_displayed())
+        time.sleep(0.3)
+        shown = [a.get_attribute("href") for a in driver.find_elements(By.CSS_SELECTOR, "#main-menu a")
+                 if a.is_displayed()]
+        for need in ("chapters.html", "symptoms.html", "myths.html"):
+            if not any((h or "").endswith(need) for h in shown):
+                fail("phone menu: no visible link to %s (it shows %s)" % (need, shown))
+        driver.save_screenshot(os.path.join(outdir, "phone-menu.png"))
+        link = next(a for a in driver.find_elements(By.CSS_SELECTOR, "#main-menu a")
+                    if a.is_displayed() and (a.get_attribute("href") or "").endswith("chapters.html"))
+        link.click()
+        WebDriverWait(driver, 10).until(lambda d: d.current_url.endswith("chapters.html"))
+    except (WebDriverException, TimeoutException, StopIteration) as e:
+        fail("phone menu: could not open it and reach Chapters (%s)" % e.__class__.__name__)
+    set_viewport(driver, DESKTOP)
+
+
 def check_narrow(driver, base):
     set_viewport(driver, (NARROW, PHONE[1]), mobile=True)
     driver.get(base + "symptoms.html")
@@ -323,12 +499,14 @@ def screenshots(driver, base, outdir, chapter):
     if chapter:
         num = chapter[:2]
         shots += [("chapter", "ch%s.html" % num, None),
+                  ("chapter-fix", "ch%s.html" % num, "ch%s-fix" % num),
+                  ("chapter-where", "ch%s.html" % num, "ch%s-where-the-bug-is" % num),
                   ("chapter-diff", "ch%s.html" % num, "ch%s-the-fix-as-a-diff" % num),
                   ("chapter-output", "ch%s.html" % num, "ch%s-recorded-output" % num)]
     for width_name, size, mobile in (("desktop", DESKTOP, False), ("phone", PHONE, True)):
         set_viewport(driver, size, mobile)
         for name, path, anchor in shots:
-            driver.get(base + path + ("#" + anchor if anchor else ""))
+            driver.get(base + path)  # no #anchor: that would open the folded fix
             wait_ready(driver)
             if anchor:
                 driver.execute_script("var e = document.getElementById(arguments[0]);"
@@ -340,7 +518,7 @@ def screenshots(driver, base, outdir, chapter):
         set_viewport(driver, size, mobile)
         driver.get(base + "index.html")
         wait_ready(driver)
-        search(driver, "stale data")
+        search(driver, "stale data", fresh=True)
         time.sleep(0.2)
         driver.save_screenshot(os.path.join(outdir, "search-%s.png" % width_name))
     if chapter:
@@ -378,7 +556,13 @@ def main():
         check_links(pages, links, SITE)
         check_chapters(driver, base, pages, chapters)
         check_navtree(driver, base, chapters)
+        check_tabs(driver, base)
+        check_main_page(driver, base)
+        check_everyday_queries(driver, base, chapters, args.screenshots)
         check_search(driver, base)
+        check_chapter_folds(driver, base, chapters)
+        check_listings(driver, base, chapters)
+        check_phone_menu(driver, base, args.screenshots)
         check_narrow(driver, base)
         shot = next((c for c in chapters if c.startswith("08")), chapters[0] if chapters else None)
         screenshots(driver, base, args.screenshots, shot)

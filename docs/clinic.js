@@ -2,10 +2,14 @@
  *
  * 1. Full-text search. Doxygen's search box knows only titles and symbols. This
  *    script takes the box over: it loads clinic-search-index.js (the text of
- *    every section of every page, written by make_pages.cmake) on first use and
- *    lists the sections that contain all the words typed, best first. Enter
+ *    every section of every page, written by make_pages.py) on first use and
+ *    lists the sections that match any of the words typed, best first: more
+ *    words first, then whole words in titles before fragments in the text; the
+ *    words people use find the pages' own (segfault: segmentation fault). Enter
  *    opens the selected result; arrow keys move; Escape closes.
- * 2. Tables on narrow screens: each row of a table of three or more columns is
+ * 2. The top tabs (the menu on a phone) lead to the ways in: chapters,
+ *    symptoms, myths, outcomes, PyCUDA.
+ * 3. Tables on narrow screens: each row of a table of three or more columns is
  *    shown as a card, each cell labelled with its column's heading, so that no
  *    column (such as the symptom index's chapter links) ends up off-screen.
  */
@@ -27,9 +31,7 @@
     s.src = base + 'clinic-search-index.js';
     s.charset = 'utf-8';
     s.onload = function () {
-      index = (window.CLINIC_SEARCH_INDEX || []).map(function (e, i) {
-        return { e: e, i: i, t: e.t.toLowerCase(), s: e.s.toLowerCase(), x: e.x.toLowerCase() };
-      });
+      index = (window.CLINIC_SEARCH_INDEX || []).map(prepare);
       var w = waiting; waiting = [];
       w.forEach(function (f) { f(); });
     };
@@ -37,37 +39,134 @@
     document.head.appendChild(s);
   }
 
-  // Words, without punctuation: "function(...)" finds "function("triple(int)")".
-  function queryWords(q) {
-    return q.toLowerCase().split(/[^\p{L}\p{N}_]+/u).filter(function (w) { return w.length > 0; });
+  // Words, without punctuation: "in-kernel malloc()" is in, kernel, malloc.
+  function words(text) {
+    return text.toLowerCase().split(/[^\p{L}\p{N}_]+/u).filter(function (w) { return w.length > 0; });
+  }
+  // A field as " word word ... ", so that " w " finds a whole word or phrase.
+  function wordField(text) { return ' ' + words(text).join(' ') + ' '; }
+  var queryWords = words;
+  function prepare(e, i) {
+    return { e: e, i: i, page: e.u.split('#')[0],
+             low: [e.t.toLowerCase(), e.s.toLowerCase(), e.x.toLowerCase()],
+             ws: [wordField(e.t), wordField(e.s), wordField(e.x)] };
+  }
+
+  // The words people use, and the words the pages use for the same thing.
+  // A query that holds one phrase of a group also finds the others.
+  var SYNONYMS = [
+    ['segfault', 'segmentation fault', 'sigsegv', 'signal 11', 'core dumped'],
+    ['oom', 'out of memory', 'cudaerrormemoryallocation'],
+    ['illegal memory access', 'illegal address', 'cudaerrorillegaladdress'],
+    ['in kernel malloc', 'device side malloc', 'malloc in a kernel', 'device heap', 'malloc in device code'],
+    ['malloc null', 'malloc returns null', 'malloc fails', 'returns null'],
+    ['struct padding', 'struct layout', 'padding', 'alignment', 'alignas', 'pragma pack'],
+    ['threads per block', 'block size', 'maxthreadsperblock', 'block too large'],
+    ['wrong data', 'wrong results', 'wrong values', 'garbage'],
+    ['zeros', 'zeroes', 'all zero'],
+    ['hang', 'hangs', 'deadlock'],
+    ['memcpy dtoh', 'memcpy_dtoh'],
+    ['async', 'asynchronous'],
+    ['sync', 'synchronize', 'synchronization']
+  ].map(function (g) { return g.map(function (p) { return words(p); }); });
+  // Words that say little on their own: they count, but only a little.
+  var STOP = ' a an and are as at be by for from i in into is it my of on or per the to with when why ';
+
+  // Where in the query each synonym applies: [first word, word count, phrases].
+  function synonymsOf(q) {
+    var found = [];
+    SYNONYMS.forEach(function (group) {
+      group.forEach(function (p) {
+        for (var k = 0; k + p.length <= q.length; k++) {
+          if (q.slice(k, k + p.length).join(' ') === p.join(' ')) {
+            found.push({ at: k, n: p.length, alt: group.filter(function (o) { return o !== p; })
+                                                      .map(function (o) { return ' ' + o.join(' ') + ' '; }) });
+          }
+        }
+      });
+    });
+    return found;
+  }
+
+  function count(hay, needle) {
+    var n = 0, at = hay.indexOf(needle);
+    while (at >= 0 && n < 5) { n++; at = hay.indexOf(needle, at + needle.length); }
+    return n;
+  }
+
+  // How well one word (or its synonyms) matches a record: whole words in the
+  // title count most, then the section's title, then its text (more times,
+  // a little more); a fragment of a longer word counts less than a whole word.
+  var PLACE = [12, 8, 3];
+  function wordScore(r, w, alts) {
+    var best = { score: 0, whole: false };
+    for (var p = 0; p < 3; p++) {
+      var n = count(r.ws[p], ' ' + w + ' ');
+      for (var a = 0; a < alts.length && !n; a++) n = count(r.ws[p], alts[a]);
+      var sc = 0, whole = false;
+      if (n) { sc = PLACE[p] + (p === 2 ? Math.min(n, 4) - 1 : 0); whole = true; }
+      else if (w.length >= 3 && r.low[p].indexOf(w) >= 0) sc = PLACE[p] * 0.35;
+      best.score += sc;
+      best.whole = best.whole || whole;
+    }
+    return best;
+  }
+
+  // The words side by side, in the query's order, count most of all.
+  function phraseScore(r, phrases) {
+    var best = 0;
+    phrases.forEach(function (p) {
+      var n = count(r.ws[2], p);
+      best = Math.max(best, r.ws[0].indexOf(p) >= 0 ? 40 : 0, r.ws[1].indexOf(p) >= 0 ? 30 : 0,
+                      n ? 18 + 4 * Math.min(n, 3) : 0);
+    });
+    return best;
   }
 
   function search(q) {
-    var words = queryWords(q);
-    if (!words.length) return [];
-    var phrase = words.join(' ');
+    var qw = words(q);
+    if (!qw.length) return [];
+    var syn = synonymsOf(qw);
+    var alts = qw.map(function (w, k) {
+      var a = [];
+      syn.forEach(function (s) { if (k >= s.at && k < s.at + s.n) a = a.concat(s.alt); });
+      return a;
+    });
+    var content = qw.filter(function (w) { return STOP.indexOf(' ' + w + ' ') < 0; }).length;
+    // The whole query as a phrase, or a synonym of all of it (OOM: out of memory).
+    var phrases = qw.length > 1 ? [' ' + qw.join(' ') + ' '] : [];
+    syn.forEach(function (s) { if (s.at === 0 && s.n === qw.length) phrases = phrases.concat(s.alt); });
     var hits = [];
     index.forEach(function (r) {
-      var score = 0;
-      for (var k = 0; k < words.length; k++) {
-        var w = words[k];
-        var inT = r.t.indexOf(w) >= 0, inS = r.s.indexOf(w) >= 0, inX = r.x.indexOf(w) >= 0;
-        if (!inT && !inS && !inX) return;
-        score += (inT ? 6 : 0) + (inS ? 4 : 0) + (inX ? 1 : 0);
-      }
-      if (words.length > 1 && (r.x.indexOf(phrase) >= 0 || r.s.indexOf(phrase) >= 0)) score += 5;
-      if (r.e.u.indexOf('#') < 0 && !r.s) score -= 1; // prefer a section to a page's introduction
+      var score = 0, covered = 0, any = false;
+      qw.forEach(function (w, k) {
+        var stop = content > 0 && STOP.indexOf(' ' + w + ' ') >= 0;
+        var m = wordScore(r, w, alts[k]);
+        if (!m.score) return;
+        if (!stop) any = true;
+        var weight = stop ? 0.15 : 1;
+        covered += weight * (m.whole ? 1 : 0.5);
+        score += weight * m.score;
+      });
+      if (!any && content > 0) return;
+      if (!score) return;
+      score += 30 * covered;  // how many of the words: first
+      score += phraseScore(r, phrases);
+      if (/^ch\d\d\.html$/.test(r.page)) score += 2;  // a chapter explains; other pages route
+      if (r.e.u.indexOf('#') < 0 && !r.e.s) score -= 1; // prefer a section to a page's introduction
       hits.push({ r: r, score: score });
     });
     hits.sort(function (a, b) { return b.score - a.score || a.r.i - b.r.i; });
     // At most two sections of one page, so that more pages show.
     var perPage = {};
     return hits.filter(function (h) {
-      var page = h.r.e.u.split('#')[0];
-      perPage[page] = (perPage[page] || 0) + 1;
-      return perPage[page] <= 2;
+      perPage[h.r.page] = (perPage[h.r.page] || 0) + 1;
+      return perPage[h.r.page] <= 2;
     }).slice(0, MAX_RESULTS);
   }
+  window.clinicSearch = function (q, done) {  // for tests
+    withIndex(function () { done(search(q).map(function (h) { return h.r.e.u; })); });
+  };
 
   function escapeHtml(s) {
     return s.replace(/[&<>"]/g, function (c) {
@@ -142,7 +241,7 @@
       var html = '';
       if (!hits.length) {
         html = '<div class="clinic-nohit">No section contains ' +
-               words.map(function (w) { return '“' + escapeHtml(w) + '”'; }).join(' and ') + '.</div>';
+               words.map(function (w) { return '“' + escapeHtml(w) + '”'; }).join(' or ') + '.</div>';
       }
       hits.forEach(function (h) {
         var e = h.r.e;
@@ -168,9 +267,17 @@
   // the capture phase run first and stop the event before they do.
   function isField(ev) { return ev.target && ev.target.id === 'MSearchField'; }
 
+  // Doxygen writes the word "Search" into the box as its value and clears it
+  // in its own focus handler, which never runs here: the box starts empty and
+  // says what it does in its placeholder instead.
+  function clearDoxygenText(f) {
+    if (f && f.value === f.defaultValue && /^search$/i.test(f.value)) f.value = '';
+  }
+
   window.addEventListener('focus', function (ev) {
     if (!isField(ev)) return;
     ev.stopPropagation();
+    clearDoxygenText(ev.target);
     var box = document.getElementById('MSearchBox');
     if (box) box.className = 'MSearchBoxActive';
     withIndex(function () {});
@@ -251,7 +358,7 @@
     });
   }
 
-  // make_pages.cmake writes the table of contents into the text; the theme's
+  // make_pages.py writes the table of contents into the text; the theme's
   // interactive TOC wants it as the first child of .contents, as Doxygen's own.
   function placeToc() {
     var toc = document.querySelector('.contents .textblock .toc.clinic-toc');
@@ -266,13 +373,45 @@
     if (sub && title) title.appendChild(sub);
   }
 
+  // A link or search result that points into a folded "try it first" section
+  // opens it, so that the reader sees what was asked for.
+  function openTarget() {
+    var id = decodeURIComponent(window.location.hash.slice(1));
+    var el = id && document.getElementById(id);
+    if (!el) return;
+    for (var d = el.closest('details'); d; d = d.parentElement && d.parentElement.closest('details')) d.open = true;
+    var h = el.closest('h1, h2, h3, h4') || el;
+    for (var n = h.nextElementSibling; n && !/^H[1-4]$/.test(n.tagName); n = n.nextElementSibling) {
+      var fold = n.matches('details.clinic-try') ? n : n.querySelector('details.clinic-try');
+      if (fold) { fold.open = true; break; }
+    }
+    el.scrollIntoView();
+  }
+  window.addEventListener('hashchange', openTarget);
+
+  // ---- the top tabs ---------------------------------------------------------
+  // Doxygen's menu (menudata.js) has "Related Pages", a list that is empty
+  // here because every page sits under the main page. The tabs lead to the
+  // ways in instead. Doxygen builds the menu once the page is ready (jQuery
+  // runs it after the DOMContentLoaded listeners), so the data is changed first.
+  var TABS = [['Chapters', 'chapters.html'], ['By symptom', 'symptoms.html'], ['Myths', 'myths.html'],
+              ['Outcomes', 'outcomes.html'], ['PyCUDA', 'pycuda.html']];
+  document.addEventListener('DOMContentLoaded', function () {
+    var menu = window.menudata;
+    if (!menu || !menu.children) return;
+    menu.children = menu.children.filter(function (e) {
+      return !/^(pages|files|globals|examples)\.html$/.test(e.url);
+    }).concat(TABS.map(function (t) { return { text: t[0], url: t[1] }; }));
+  });
+
   var done = false;
   function ready() {
-    if (!done) { done = true; placeSubtitle(); }
+    if (!done) { done = true; placeSubtitle(); if (window.location.hash) openTarget(); }
     placeToc();
     labelTables();
     var f = field();
     if (f) {
+      clearDoxygenText(f);
       f.setAttribute('placeholder', 'Search the text');
       f.setAttribute('aria-label', 'Search the text of the site');
       f.setAttribute('autocomplete', 'off');

@@ -6,32 +6,32 @@ Prints one line per claim, `claim: <claim> -> <verdict>: <what happened>`, and
 exits 0 when every line shows what this program expects, 1 otherwise.
 """
 import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
 import clinic_pycuda as clinic
 
 clinic.require_gpu_or_skip()
 
-import numpy as np  # noqa: E402
-import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
-import pycuda.driver as cuda  # noqa: E402
-from pycuda.compiler import SourceModule  # noqa: E402
+import numpy as np
+import pycuda.autoinit  # noqa: F401 (the context, as users create it)
+import pycuda.driver as cuda
+from pycuda.compiler import SourceModule
 
 N = 1024  # elements in examples 1 and 3
 
 KERNELS = """
-#define SPIN_NS 200000000ull /* 200 ms: far longer than it takes to issue a copy */
+#include "clinic_wait.cuh"
 
-/* Example 1's kernel, c[i] = a[i] + b[i], after a busy wait of SPIN_NS on the
-   GPU's nanosecond clock, so that a copy issued right after the launch is
-   issued while the kernel is still running. */
+#define SPIN_NS 200000000ull /* 200 ms: far longer than issuing a copy takes */
+
+/* Example 1's kernel, c[i] = a[i] + b[i], after a wait of SPIN_NS on the
+   GPU's clock, so that a copy issued right after the launch is issued while
+   the kernel is still running. */
 __global__ void slow_add(const int *a, const int *b, int *c, int n)
 {
-    unsigned long long start, now;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    do {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while (now - start < SPIN_NS);
+    clinic_gpu_wait_ns(SPIN_NS);
     if (i < n)
         c[i] = a[i] + b[i];
 }
@@ -53,28 +53,6 @@ __global__ void doubled(const int *a, int *b, int n)
 }
 """
 
-unexpected = []
-
-
-def claim(text, verdict, observed, as_expected):
-    """Prints one claim and what the run showed. The verdict is printed only
-    when the run showed what this program expects; otherwise `unexpected`."""
-    if not as_expected:
-        verdict = "unexpected"
-        unexpected.append(text)
-    print("claim: %s -> %s: %s" % (text, verdict, observed))
-
-
-def describe(e):
-    """`module.Class: message` for PyCUDA's exceptions, `Class: message` for others."""
-    if isinstance(e, cuda.Error):
-        return clinic.error_text(e)
-    return "%s: %s" % (type(e).__name__, e)
-
-
-def count_wrong(got, want):
-    return int(np.count_nonzero(got != want))
-
 
 def without_synchronize(slow_add):
     """Example 1 as the question writes it, with the line it calls incorrect:
@@ -88,24 +66,30 @@ def without_synchronize(slow_add):
     cuda.memcpy_htod(a_gpu, a)
     cuda.memcpy_htod(b_gpu, b)
     cuda.memset_d32(c_gpu, 0, N)
-    cuda.Context.synchronize()  # set-up done: from here on, no synchronize at all
+    cuda.Context.synchronize()  # set-up done: from here on, no synchronize
 
-    slow_add(a_gpu, b_gpu, c_gpu, np.int32(N), block=(256, 1, 1), grid=((N + 255) // 256, 1))
-    kernel_end = cuda.Event().record()  # on the default stream, right after the kernel
+    slow_add(a_gpu, b_gpu, c_gpu, np.int32(N),
+             block=(256, 1, 1), grid=((N + 255) // 256, 1))
+    # On the default stream, right after the kernel:
+    kernel_end = cuda.Event().record()
     running_at_call = not kernel_end.query()
     cuda.memcpy_dtoh(c, c_gpu)  # no Context.synchronize() before it
     done_at_return = kernel_end.query()
-    wrong = count_wrong(c, a + b)
-    claim("memcpy_dtoh right after a launch on the default stream, without Context.synchronize(), "
-          "can read incomplete data (seed 000, example 1)",
-          "false",
-          "kernel still running when memcpy_dtoh was called: %s; kernel finished when it "
-          "returned: %s; %d of %d elements wrong" % (running_at_call, done_at_return, wrong, N),
-          running_at_call and done_at_return and wrong == 0)
+    wrong = clinic.count_wrong(c, a + b)
+    clinic.claim("memcpy_dtoh right after a launch on the default stream, "
+                 "without Context.synchronize(), can read incomplete data "
+                 "(seed 000, example 1)",
+                 "false",
+                 "kernel still running when memcpy_dtoh was called: %s; "
+                 "kernel finished when it returned: %s; "
+                 "%d of %d elements wrong"
+                 % (running_at_call, done_at_return, wrong, N),
+                 running_at_call and done_at_return and wrong == 0)
 
 
 def on_nonblocking_stream(slow_add):
-    """The same launch on a non-blocking stream, the case that does need a wait."""
+    """The same launch on a non-blocking stream, the case that does need a
+    wait."""
     a = np.arange(1, N + 1, dtype=np.int32)
     b = np.full(N, 100, dtype=np.int32)
     c = np.zeros_like(a)
@@ -118,19 +102,20 @@ def on_nonblocking_stream(slow_add):
     cuda.Context.synchronize()
     stream = cuda.Stream(flags=1)  # CU_STREAM_NON_BLOCKING
 
-    slow_add(a_gpu, b_gpu, c_gpu, np.int32(N), block=(256, 1, 1), grid=((N + 255) // 256, 1),
-             stream=stream)
+    slow_add(a_gpu, b_gpu, c_gpu, np.int32(N),
+             block=(256, 1, 1), grid=((N + 255) // 256, 1), stream=stream)
     cuda.memcpy_dtoh(c, c_gpu)  # does not wait for a non-blocking stream
-    wrong_without_wait = count_wrong(c, a + b)
+    wrong_without_wait = clinic.count_wrong(c, a + b)
     stream.synchronize()
     cuda.memcpy_dtoh(c, c_gpu)
-    wrong_after_wait = count_wrong(c, a + b)
-    claim("a kernel launched on a non-blocking stream, Stream(flags=1), needs a wait "
-          "before memcpy_dtoh",
-          "true",
-          "without a wait %d of %d elements wrong (the zeros from before the launch); "
-          "after stream.synchronize() %d of %d wrong" % (wrong_without_wait, N, wrong_after_wait, N),
-          wrong_without_wait == N and wrong_after_wait == 0)
+    wrong_after_wait = clinic.count_wrong(c, a + b)
+    clinic.claim("a kernel launched on a non-blocking stream, Stream(flags=1), "
+                 "needs a wait before memcpy_dtoh",
+                 "true",
+                 "without a wait %d of %d elements wrong (the zeros from "
+                 "before the launch); after stream.synchronize() %d of %d "
+                 "wrong" % (wrong_without_wait, N, wrong_after_wait, N),
+                 wrong_without_wait == N and wrong_after_wait == 0)
 
 
 def output_too_small(doubled_by_thread):
@@ -142,16 +127,18 @@ def output_too_small(doubled_by_thread):
     cuda.memcpy_htod(a_gpu, a)
     doubled_by_thread(a_gpu, b_gpu, np.int32(4), block=(4, 1, 1), grid=(1, 1))
     cuda.memcpy_dtoh(b, b_gpu)  # copies b.nbytes
-    claim("an output array of 3 elements written by 4 threads gives incorrect printed results "
-          "(seed 000, example 2)",
-          "false",
-          "no error, memcpy_dtoh copied b.nbytes = %d bytes, and b = %s; the fourth write "
-          "went past the end of the device buffer, unreported" % (b.nbytes, b.tolist()),
-          b.tolist() == [2, 4, 6])
+    clinic.claim("an output array of 3 elements written by 4 threads gives "
+                 "incorrect printed results (seed 000, example 2)",
+                 "false",
+                 "no error, memcpy_dtoh copied b.nbytes = %d bytes, and "
+                 "b = %s; the fourth write went past the end of the device "
+                 "buffer, unreported" % (b.nbytes, b.tolist()),
+                 b.tolist() == [2, 4, 6])
 
 
 def grid_too_small(doubled):
-    """Example 3 as the question writes it: one block of 16 threads for 1024 elements."""
+    """Example 3 as the question writes it: one block of 16 threads for 1024
+    elements."""
     a = np.arange(N, dtype=np.int32)
     b = np.zeros_like(a)
     a_gpu = cuda.mem_alloc(a.nbytes)
@@ -162,38 +149,43 @@ def grid_too_small(doubled):
     cuda.memset_d32(b_gpu, 0, N)
     doubled(a_gpu, b_gpu, np.int32(a.size), block=(16, 1, 1), grid=(1, 1))
     cuda.memcpy_dtoh(b, b_gpu)
-    wrong = count_wrong(b, 2 * a)
+    wrong = clinic.count_wrong(b, 2 * a)
     first_wrong = int(np.flatnonzero(b != 2 * a)[0]) if wrong else -1
-    claim("block=(16, 1, 1) with grid=(1, 1) processes only part of 1024 elements "
-          "(seed 000, example 3)",
-          "true",
-          "%d of %d elements wrong, the first at [%d]" % (wrong, N, first_wrong),
-          wrong == N - 16 and first_wrong == 16)
+    clinic.claim("block=(16, 1, 1) with grid=(1, 1) processes only part of "
+                 "1024 elements (seed 000, example 3)",
+                 "true",
+                 "%d of %d elements wrong, the first at [%d]"
+                 % (wrong, N, first_wrong),
+                 wrong == N - 16 and first_wrong == 16)
 
 
 def allocation_failure():
-    """The advice to pair each allocation with an error check, tried in PyCUDA."""
+    """The advice to pair each allocation with an error check, tried in
+    PyCUDA."""
     raised = None
     try:
         cuda.mem_alloc(1 << 40)  # 1 TiB: more than any GPU has
     except cuda.Error as e:
         raised = e
-    claim("a failed device allocation goes unnoticed without an explicit error check "
-          "(seed 000)",
-          "false in PyCUDA",
-          "mem_alloc of 1 TiB raised %s (a subclass of Python's MemoryError: %s)"
-          % (describe(raised) if raised else "nothing", issubclass(cuda.MemoryError, MemoryError)),
-          isinstance(raised, cuda.MemoryError) and not issubclass(cuda.MemoryError, MemoryError))
+    builtin = issubclass(cuda.MemoryError, MemoryError)
+    clinic.claim("a failed device allocation goes unnoticed without an "
+                 "explicit error check (seed 000)",
+                 "false in PyCUDA",
+                 "mem_alloc of 1 TiB raised %s (a subclass of Python's "
+                 "MemoryError: %s)"
+                 % (clinic.error_text(raised) if raised else "nothing",
+                    builtin),
+                 isinstance(raised, cuda.MemoryError) and not builtin)
 
 
 def run():
-    module = SourceModule(KERNELS)
+    module = SourceModule(KERNELS, include_dirs=[clinic.COMMON])
     without_synchronize(module.get_function("slow_add"))
     on_nonblocking_stream(module.get_function("slow_add"))
     output_too_small(module.get_function("doubled_by_thread"))
     grid_too_small(module.get_function("doubled"))
     allocation_failure()
-    return clinic.EXIT_WRONG_RESULT if unexpected else clinic.EXIT_OK
+    return clinic.claims_exit_code()
 
 
 sys.exit(clinic.main(run))

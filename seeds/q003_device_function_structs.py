@@ -7,15 +7,17 @@ Prints one line per claim, `claim: <claim> -> <verdict>: <what happened>`, and
 exits 0 when every line shows what this program expects, 1 otherwise.
 """
 import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
 import clinic_pycuda as clinic
 
 clinic.require_gpu_or_skip()
 
-import numpy as np  # noqa: E402
-import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
-import pycuda.driver as cuda  # noqa: E402
-from pycuda.compiler import SourceModule  # noqa: E402
+import numpy as np
+import pycuda.autoinit  # noqa: F401 (the context, as users create it)
+import pycuda.driver as cuda
+from pycuda.compiler import SourceModule
 
 N = 1024        # example 1's vectors and example 3's points
 READINGS = 64   # structs with padding
@@ -28,7 +30,7 @@ __device__ float add_pair(float x, float y)
     return x + y;
 }
 
-/* Example 1's kernel, c[i] = a[i] + b[i], with the addition done by the helper. */
+/* Example 1's kernel, c[i] = a[i] + b[i], the addition done by the helper. */
 __global__ void add(const float *a, const float *b, float *c, int n)
 {
     int i = threadIdx.x + blockIdx.x * blockDim.x;
@@ -66,33 +68,14 @@ __global__ void read_values(const Reading *readings, int *values, int n)
 }
 """
 
-unexpected = []
-
-
-def claim(text, verdict, observed, as_expected):
-    """Prints one claim and what the run showed. The verdict is printed only
-    when the run showed what this program expects; otherwise `unexpected`."""
-    if not as_expected:
-        verdict = "unexpected"
-        unexpected.append(text)
-    print("claim: %s -> %s: %s" % (text, verdict, observed))
-
-
-def describe(e):
-    """`module.Class: message` for PyCUDA's exceptions, `Class: message` for others."""
-    if e is None:
-        return "no error"
-    if isinstance(e, cuda.Error):
-        return clinic.error_text(e)
-    return "%s: %s" % (type(e).__name__, e)
-
 
 def grid_for(n):
     return ((n + 255) // 256, 1)
 
 
 def device_function_call(module):
-    """Example 1, with n passed as np.int32 and the kernel calling a __device__ function."""
+    """Example 1, with n passed as np.int32 and the kernel calling a
+    __device__ function."""
     add = module.get_function("add")
     a_h = np.arange(N, dtype=np.float32)
     b_h = 0.5 * np.arange(N, dtype=np.float32)
@@ -104,12 +87,13 @@ def device_function_call(module):
     add(a_d, b_d, c_d, np.int32(N), block=(256, 1, 1), grid=grid_for(N))
     c_h = np.empty(N, dtype=np.float32)
     cuda.memcpy_dtoh(c_h, c_d)
-    wrong = int(np.count_nonzero(c_h != a_h + b_h))
-    claim("a __global__ function cannot call a __device__ function directly (seed 003)",
-          "false",
-          "the kernel add called the __device__ function add_pair; %d of %d elements wrong"
-          % (wrong, N),
-          wrong == 0)
+    wrong = clinic.count_wrong(c_h, a_h + b_h)
+    clinic.claim("a __global__ function cannot call a __device__ function "
+                 "directly (seed 003)",
+                 "false",
+                 "the kernel add called the __device__ function add_pair; "
+                 "%d of %d elements wrong" % (wrong, N),
+                 wrong == 0)
 
 
 def get_device_function(module):
@@ -119,11 +103,12 @@ def get_device_function(module):
         module.get_function("add_pair")
     except cuda.Error as e:
         raised = e
-    claim("Module.get_function() fetches a __device__ function for the host to launch "
-          "(seed 003)",
-          "false",
-          "get_function(\"add_pair\") raised %s" % describe(raised),
-          isinstance(raised, cuda.Error))
+    clinic.claim("Module.get_function() fetches a __device__ function for "
+                 "the host to launch (seed 003)",
+                 "false",
+                 "get_function(\"add_pair\") raised %s"
+                 % clinic.outcome(raised),
+                 isinstance(raised, cuda.Error))
 
 
 def in_for_a_scalar(module):
@@ -138,10 +123,12 @@ def in_for_a_scalar(module):
         add(a_d, b_d, c_d, cuda.In(n), block=(256, 1, 1), grid=grid_for(n))
     except TypeError as e:
         raised = e
-    claim("cuda.In(n) passes the int n to the kernel (seed 003, examples 1 to 3)",
-          "false",
-          "the launch raised %s; np.int32(n) passes it by value" % describe(raised),
-          isinstance(raised, TypeError))
+    clinic.claim("cuda.In(n) passes the int n to the kernel "
+                 "(seed 003, examples 1 to 3)",
+                 "false",
+                 "the launch raised %s; np.int32(n) passes it by value"
+                 % clinic.outcome(raised),
+                 isinstance(raised, TypeError))
 
 
 def get_ptr():
@@ -153,11 +140,13 @@ def get_ptr():
     except AttributeError as e:
         raised = e
     misalignment = int(points_d) % 256
-    claim("get_ptr() gives a DeviceAllocation's aligned pointer (seed 003, example 3)",
-          "false",
-          "%s; mem_alloc memory is already aligned: int(points_d) %% 256 = %d"
-          % (describe(raised), misalignment),
-          isinstance(raised, AttributeError) and misalignment == 0)
+    clinic.claim("get_ptr() gives a DeviceAllocation's aligned pointer "
+                 "(seed 003, example 3)",
+                 "false",
+                 "%s; mem_alloc memory is already aligned: "
+                 "int(points_d) %% 256 = %d"
+                 % (clinic.outcome(raised), misalignment),
+                 isinstance(raised, AttributeError) and misalignment == 0)
 
 
 def v2f_dtype():
@@ -167,10 +156,12 @@ def v2f_dtype():
         cuda.pagelocked_empty(N, dtype="V2f")
     except TypeError as e:
         raised = e
-    claim("dtype='V2f' is a NumPy type for a struct of two floats (seed 003, example 3)",
-          "false",
-          "pagelocked_empty(n, dtype='V2f') raised %s" % describe(raised),
-          isinstance(raised, TypeError))
+    clinic.claim("dtype='V2f' is a NumPy type for a struct of two floats "
+                 "(seed 003, example 3)",
+                 "false",
+                 "pagelocked_empty(n, dtype='V2f') raised %s"
+                 % clinic.outcome(raised),
+                 isinstance(raised, TypeError))
 
 
 def points_host():
@@ -181,17 +172,18 @@ def points_host():
 
 
 def astype_uint8():
-    """Example 3's points_h.astype(numpy.uint8).tobytes(), 'to bytes for transfer'."""
+    """Example 3's points_h.astype(numpy.uint8).tobytes(), 'to bytes for
+    transfer'."""
     raised = None
     try:
         points_host().astype(np.uint8).tobytes()
     except TypeError as e:
         raised = e
-    claim("points_h.astype(numpy.uint8).tobytes() turns a structured array into its bytes "
-          "(seed 003, example 3)",
-          "false",
-          "astype raised %s" % describe(raised),
-          isinstance(raised, TypeError))
+    clinic.claim("points_h.astype(numpy.uint8).tobytes() turns a structured "
+                 "array into its bytes (seed 003, example 3)",
+                 "false",
+                 "astype raised %s" % clinic.outcome(raised),
+                 isinstance(raised, TypeError))
 
 
 def structured_copy(module):
@@ -204,44 +196,52 @@ def structured_copy(module):
     cuda.memcpy_htod(points_d, points_h)
     process_points(points_d, np.int32(N), block=(256, 1, 1), grid=grid_for(N))
     cuda.memcpy_dtoh(points_h, points_d)
-    wrong = int(np.count_nonzero((points_h["x"] != want_x) | (points_h["y"] != want_y)))
-    claim("a structured array must be converted to bytes before memcpy_htod "
-          "(seed 003, example 3)",
-          "false",
-          "memcpy_htod(points_d, points_h) copied the structured array as it is; "
-          "processPoints left %d of %d points wrong" % (wrong, N),
-          wrong == 0)
+    wrong = int(np.count_nonzero((points_h["x"] != want_x)
+                                 | (points_h["y"] != want_y)))
+    clinic.claim("a structured array must be converted to bytes before "
+                 "memcpy_htod (seed 003, example 3)",
+                 "false",
+                 "memcpy_htod(points_d, points_h) copied the structured array "
+                 "as it is; processPoints left %d of %d points wrong"
+                 % (wrong, N),
+                 wrong == 0)
 
 
 def point_layout():
-    """struct Point {float x; float y;} against NumPy's packed and aligned dtypes."""
+    """struct Point {float x; float y;} against NumPy's packed and aligned
+    dtypes."""
     fields = [("x", np.float32), ("y", np.float32)]
     packed = np.dtype(fields)
     aligned = np.dtype(fields, align=True)
-    claim("struct Point needs alignment handling between host and device (seed 003, example 3)",
-          "false",
-          "it has no padding: the packed and the align=True dtype agree (itemsize %d and %d, "
-          "y at offset %d and %d)"
-          % (packed.itemsize, aligned.itemsize, packed.fields["y"][1], aligned.fields["y"][1]),
-          packed.itemsize == aligned.itemsize == 8
-          and packed.fields["y"][1] == aligned.fields["y"][1] == 4)
+    clinic.claim("struct Point needs alignment handling between host and "
+                 "device (seed 003, example 3)",
+                 "false",
+                 "it has no padding: the packed and the align=True dtype "
+                 "agree (itemsize %d and %d, y at offset %d and %d)"
+                 % (packed.itemsize, aligned.itemsize,
+                    packed.fields["y"][1], aligned.fields["y"][1]),
+                 packed.itemsize == aligned.itemsize == 8
+                 and packed.fields["y"][1] == aligned.fields["y"][1] == 4)
 
 
 def values_read_by_kernel(read_values, readings_h):
     """Copies readings_h into a buffer sized for READINGS C structs and
     returns what the kernel finds in their value fields."""
     readings_d = cuda.mem_alloc(READINGS * READING_BYTES)
-    cuda.memset_d8(readings_d, 0, READINGS * READING_BYTES)  # the same bytes on every run
+    # The same bytes on every run:
+    cuda.memset_d8(readings_d, 0, READINGS * READING_BYTES)
     cuda.memcpy_htod(readings_d, readings_h)  # copies readings_h.nbytes
     values_d = cuda.mem_alloc(READINGS * 4)
-    read_values(readings_d, values_d, np.int32(READINGS), block=(READINGS, 1, 1), grid=(1, 1))
+    read_values(readings_d, values_d, np.int32(READINGS),
+                block=(READINGS, 1, 1), grid=(1, 1))
     values = np.empty(READINGS, dtype=np.int32)
     cuda.memcpy_dtoh(values, values_d)
     return values
 
 
 def padded_struct(module):
-    """struct Reading {char flag; int value;} built on the host with and without align=True."""
+    """struct Reading {char flag; int value;} built on the host with and
+    without align=True."""
     read_values = module.get_function("read_values")
     want = 1000 + np.arange(READINGS, dtype=np.int32)
     wrong = {}
@@ -251,16 +251,19 @@ def padded_struct(module):
         readings_h["flag"] = 1
         readings_h["value"] = want
         values = values_read_by_kernel(read_values, readings_h)
-        wrong[name] = (int(np.count_nonzero(values != want)), dtype.itemsize,
+        wrong[name] = (clinic.count_wrong(values, want), dtype.itemsize,
                        dtype.fields["value"][1])
-    claim("a NumPy structured dtype lays out its fields as the C struct does "
-          "(seed 002, example 3; seed 003, example 3)",
-          "false without align=True",
-          "for struct {char flag; int value;} the packed dtype (itemsize %d, value at offset %d) "
-          "gave %d of %d values wrong; align=True (itemsize %d, value at offset %d) gave %d wrong"
-          % (wrong["packed"][1], wrong["packed"][2], wrong["packed"][0], READINGS,
-             wrong["aligned"][1], wrong["aligned"][2], wrong["aligned"][0]),
-          wrong["packed"][0] == READINGS and wrong["aligned"][0] == 0)
+    clinic.claim("a NumPy structured dtype lays out its fields as the C "
+                 "struct does (seed 002, example 3; seed 003, example 3)",
+                 "false without align=True",
+                 "for struct {char flag; int value;} the packed dtype "
+                 "(itemsize %d, value at offset %d) gave %d of %d values "
+                 "wrong; align=True (itemsize %d, value at offset %d) gave "
+                 "%d wrong"
+                 % (wrong["packed"][1], wrong["packed"][2],
+                    wrong["packed"][0], READINGS, wrong["aligned"][1],
+                    wrong["aligned"][2], wrong["aligned"][0]),
+                 wrong["packed"][0] == READINGS and wrong["aligned"][0] == 0)
 
 
 def run():
@@ -274,7 +277,7 @@ def run():
     structured_copy(module)
     point_layout()
     padded_struct(module)
-    return clinic.EXIT_WRONG_RESULT if unexpected else clinic.EXIT_OK
+    return clinic.claims_exit_code()
 
 
 sys.exit(clinic.main(run))

@@ -1,16 +1,19 @@
 """broken.py -- Chapter 01, PyCUDA twin of broken.cu: mem_alloc() is given an
 element count where it wants bytes, so the kernel writes past the end of the
-buffer, and the copy back, which PyCUDA sizes from the host array, is refused."""
+buffer, and the copy back, which PyCUDA sizes from the host array, is
+refused."""
 import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import clinic_pycuda as clinic
 
 clinic.require_gpu_or_skip()
 
-import numpy as np  # noqa: E402
-import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
-import pycuda.driver as cuda  # noqa: E402
-from pycuda.compiler import SourceModule  # noqa: E402
+import numpy as np
+import pycuda.autoinit  # noqa: F401 (the context, as users create it)
+import pycuda.driver as cuda
+from pycuda.compiler import SourceModule
 
 N = 1000
 
@@ -27,14 +30,16 @@ __global__ void squares(int *out, int n)
 
 def run():
     squares = SourceModule(KERNEL).get_function("squares")
-    host = np.full(N, -1, dtype=np.int32)  # a marker: any -1 left over was never copied back
+    # A marker: any -1 left over was never copied back.
+    host = np.full(N, -1, dtype=np.int32)
     want = np.arange(N, dtype=np.int32) ** 2
     # BUG: size counts elements, but mem_alloc() counts bytes. The buffer
     # gets N bytes: room for N / 4 ints, not N.
     size = N
 
     dev = cuda.mem_alloc(size)
-    squares(dev, np.int32(N), block=(256, 1, 1), grid=((N + 255) // 256, 1))  # writes 4 * N bytes
+    # The kernel writes 4 * N bytes.
+    squares(dev, np.int32(N), block=(256, 1, 1), grid=((N + 255) // 256, 1))
     cuda.memcpy_dtoh(host, dev)  # copies host.nbytes, 4 * N bytes
     dev.free()
 

@@ -1,7 +1,8 @@
 /**
  * \file fixed.cu
- * \brief Chapter 01, fixed: the buffer size is counted in bytes, N * sizeof(int),
- *        so the kernel stays inside the buffer and every result comes back.
+ * \brief Chapter 01, fixed: the buffer size is counted in bytes, N *
+ *        sizeof(int), so the kernel stays inside the buffer and every result
+ *        comes back.
  */
 #include "check_cuda.h"
 
@@ -35,5 +36,6 @@ int main(void)
     check_cuda(cudaMemcpy(host, dev, size, cudaMemcpyDeviceToHost));
     check_cuda(cudaFree(dev));
 
-    return check_ints("squares", host, want, N) ? CLINIC_EXIT_WRONG_RESULT : CLINIC_EXIT_OK;
+    return check_ints("squares", host, want, N) ? CLINIC_EXIT_WRONG_RESULT
+                                                : CLINIC_EXIT_OK;
 }

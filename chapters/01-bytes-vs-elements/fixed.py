@@ -2,15 +2,17 @@
 in bytes, taken from the host array, so the kernel stays inside the buffer and
 every result comes back."""
 import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import clinic_pycuda as clinic
 
 clinic.require_gpu_or_skip()
 
-import numpy as np  # noqa: E402
-import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
-import pycuda.driver as cuda  # noqa: E402
-from pycuda.compiler import SourceModule  # noqa: E402
+import numpy as np
+import pycuda.autoinit  # noqa: F401 (the context, as users create it)
+import pycuda.driver as cuda
+from pycuda.compiler import SourceModule
 
 N = 1000
 
@@ -27,14 +29,16 @@ __global__ void squares(int *out, int n)
 
 def run():
     squares = SourceModule(KERNEL).get_function("squares")
-    host = np.full(N, -1, dtype=np.int32)  # a marker: any -1 left over was never copied back
+    # A marker: any -1 left over was never copied back.
+    host = np.full(N, -1, dtype=np.int32)
     want = np.arange(N, dtype=np.int32) ** 2
     # FIX: mem_alloc() counts bytes, so size is in bytes. host.nbytes is
     # N times the element size, the same length memcpy_dtoh() copies.
     size = host.nbytes
 
     dev = cuda.mem_alloc(size)
-    squares(dev, np.int32(N), block=(256, 1, 1), grid=((N + 255) // 256, 1))  # writes 4 * N bytes
+    # The kernel writes 4 * N bytes.
+    squares(dev, np.int32(N), block=(256, 1, 1), grid=((N + 255) // 256, 1))
     cuda.memcpy_dtoh(host, dev)  # copies host.nbytes, 4 * N bytes
     dev.free()
 

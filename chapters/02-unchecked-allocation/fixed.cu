@@ -12,7 +12,7 @@ int main(void)
 {
     int chunk[CHUNK], back[CHUNK];
     int *table = NULL;
-    size_t table_bytes = (size_t)1 << 40; /* sized for the whole data set: 1 TiB */
+    size_t table_bytes = (size_t)1 << 40; /* all the data: 1 TiB */
 
     require_gpu_or_skip();
     for (int i = 0; i < CHUNK; i++)
@@ -27,5 +27,7 @@ int main(void)
     check_cuda(cudaMemcpy(back, table, sizeof back, cudaMemcpyDeviceToHost));
     check_cuda(cudaFree(table));
 
-    return check_ints("first chunk", back, chunk, CHUNK) ? CLINIC_EXIT_WRONG_RESULT : CLINIC_EXIT_OK;
+    return check_ints("first chunk", back, chunk, CHUNK)
+               ? CLINIC_EXIT_WRONG_RESULT
+               : CLINIC_EXIT_OK;
 }

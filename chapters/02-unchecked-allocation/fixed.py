@@ -2,14 +2,16 @@
 mem_alloc() is left to stop the program, so a request the GPU cannot meet is
 reported at the allocation, with the real reason: out of memory."""
 import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import clinic_pycuda as clinic
 
 clinic.require_gpu_or_skip()
 
-import numpy as np  # noqa: E402
-import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
-import pycuda.driver as cuda  # noqa: E402
+import numpy as np
+import pycuda.autoinit  # noqa: F401 (the context, as users create it)
+import pycuda.driver as cuda
 
 CHUNK = 1000  # ints in the first chunk of the data set
 
@@ -17,7 +19,8 @@ CHUNK = 1000  # ints in the first chunk of the data set
 def run():
     chunk = 3 * np.arange(CHUNK, dtype=np.int32)
     back = np.full(CHUNK, -1, dtype=np.int32)
-    table = 0  # no table yet: 0 is the NULL device address, and copies take addresses
+    # No table yet: 0 is the NULL device address, and copies take addresses.
+    table = 0
     table_bytes = 1 << 40  # sized for the whole data set: 1 TiB
 
     print("table: asking the GPU for %d GiB" % (table_bytes >> 30))

@@ -33,9 +33,7 @@ int main(void)
     /* The host array and a guard zone after it, in ONE malloc block: the
        copy's overrun stays inside memory this program owns, so the damage is
        well defined and can be counted. A real program has no guard zone. */
-    int *host = (int *)malloc((N + GUARD) * sizeof(int));
-    if (host == NULL)
-        return CLINIC_EXIT_WRONG_RESULT;
+    int *host = (int *)checked_malloc((N + GUARD) * sizeof(int));
     int *guard = host + N;
     for (int i = 0; i < N; i++) {
         host[i] = -1;
@@ -47,7 +45,8 @@ int main(void)
     check_cuda(cudaMalloc((void **)&dev, count * sizeof(int)));
     squares<<<blocks, BLOCK>>>(dev, count);
     check_launch();
-    check_cuda(cudaMemcpy(host, dev, count * sizeof(int), cudaMemcpyDeviceToHost));
+    check_cuda(
+        cudaMemcpy(host, dev, count * sizeof(int), cudaMemcpyDeviceToHost));
     check_cuda(cudaFree(dev));
 
     size_t wrong = check_ints("squares", host, want, N);
@@ -55,7 +54,8 @@ int main(void)
     for (int i = 0; i < GUARD; i++)
         if (guard[i] != GUARD_WORD)
             overwritten++;
-    printf("guard: %d of %d words after the host array overwritten\n", overwritten, GUARD);
+    printf("guard: %d of %d words after the host array overwritten\n",
+           overwritten, GUARD);
     free(host);
     return (wrong || overwritten) ? CLINIC_EXIT_WRONG_RESULT : CLINIC_EXIT_OK;
 }

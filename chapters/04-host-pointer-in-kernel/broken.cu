@@ -36,13 +36,14 @@ int main(void)
     size_t wrong;
 
     require_gpu_or_skip();
-    check_cuda(cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, 0));
+    check_cuda(
+        cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, 0));
     if (pageable) { /* HMM or ATS: here a kernel may read malloc() memory */
-        printf("[SKIPPED] this system lets the GPU read pageable host memory, "
-               "so the bug cannot show here\n");
+        printf("[SKIPPED] this host's GPU can read pageable memory (HMM or "
+               "ATS), so the fault cannot be shown here\n");
         return CLINIC_EXIT_SKIP;
     }
-    host = (int *)malloc(size);
+    host = (int *)checked_malloc(size);
     for (int i = 0; i < N; i++) {
         host[i] = i;
         want[i] = 2 * i;
@@ -52,7 +53,8 @@ int main(void)
     check_cuda(cudaMalloc((void **)&other, size));
 
     /* BUG: in is the host buffer itself. Its address is unique in the process,
-       but the GPU has no mapping for a malloc() page, so the kernel's loads fault. */
+       but the GPU has no mapping for a malloc() page, so the kernel's loads
+       fault. */
     in = host;
     doubled<<<(N + 255) / 256, 256>>>(in, out, N);
     step("launch (cudaGetLastError)", cudaGetLastError());
@@ -60,8 +62,10 @@ int main(void)
     step("cudaGetLastError", cudaGetLastError());
     step("cudaGetLastError again", cudaGetLastError());
     step("cudaMalloc of a new buffer", cudaMalloc((void **)&fresh, size));
-    step("cudaMemcpy into another buffer", cudaMemcpy(other, host, size, cudaMemcpyHostToDevice));
-    step("cudaMemcpy of the results", cudaMemcpy(result, out, size, cudaMemcpyDeviceToHost));
+    step("cudaMemcpy into another buffer",
+         cudaMemcpy(other, host, size, cudaMemcpyHostToDevice));
+    step("cudaMemcpy of the results",
+         cudaMemcpy(result, out, size, cudaMemcpyDeviceToHost));
     wrong = check_ints("doubled", result, want, N);
 
     step("cudaFree of the new buffer", cudaFree(fresh));

@@ -36,13 +36,14 @@ int main(void)
     size_t wrong;
 
     require_gpu_or_skip();
-    check_cuda(cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, 0));
+    check_cuda(
+        cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, 0));
     if (pageable) { /* HMM or ATS: here a kernel may read malloc() memory */
-        printf("[SKIPPED] this system lets the GPU read pageable host memory, "
-               "so the bug cannot show here\n");
+        printf("[SKIPPED] this host's GPU can read pageable memory (HMM or "
+               "ATS), so the fault cannot be shown here\n");
         return CLINIC_EXIT_SKIP;
     }
-    host = (int *)malloc(size);
+    host = (int *)checked_malloc(size);
     for (int i = 0; i < N; i++) {
         host[i] = i;
         want[i] = 2 * i;
@@ -61,8 +62,10 @@ int main(void)
     step("cudaGetLastError", cudaGetLastError());
     step("cudaGetLastError again", cudaGetLastError());
     step("cudaMalloc of a new buffer", cudaMalloc((void **)&fresh, size));
-    step("cudaMemcpy into another buffer", cudaMemcpy(other, host, size, cudaMemcpyHostToDevice));
-    step("cudaMemcpy of the results", cudaMemcpy(result, out, size, cudaMemcpyDeviceToHost));
+    step("cudaMemcpy into another buffer",
+         cudaMemcpy(other, host, size, cudaMemcpyHostToDevice));
+    step("cudaMemcpy of the results",
+         cudaMemcpy(result, out, size, cudaMemcpyDeviceToHost));
     wrong = check_ints("doubled", result, want, N);
 
     step("cudaFree of the new buffer", cudaFree(fresh));

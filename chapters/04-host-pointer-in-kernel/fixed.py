@@ -2,15 +2,17 @@
 device memory first and the kernel gets that allocation, so every call
 succeeds and every result is right."""
 import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import clinic_pycuda as clinic
 
 clinic.require_gpu_or_skip()
 
-import numpy as np  # noqa: E402
-import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
-import pycuda.driver as cuda  # noqa: E402
-from pycuda.compiler import SourceModule  # noqa: E402
+import numpy as np
+import pycuda.autoinit  # noqa: F401 (the context, as users create it)
+import pycuda.driver as cuda
+from pycuda.compiler import SourceModule
 
 N = 1024
 
@@ -53,7 +55,8 @@ def run():
     doubled = SourceModule(KERNEL).get_function("doubled")
     host = np.arange(N, dtype=np.int32)
     want = 2 * host
-    result = np.full(N, -1, dtype=np.int32)  # a marker: any -1 left over was never copied back
+    # A marker: any -1 left over was never copied back.
+    result = np.full(N, -1, dtype=np.int32)
     out = cuda.mem_alloc(host.nbytes)
     other = cuda.mem_alloc(host.nbytes)
 
@@ -61,11 +64,13 @@ def run():
     # kernel the DeviceAllocation, which PyCUDA passes as its device address.
     in_arg = cuda.mem_alloc(host.nbytes)
     cuda.memcpy_htod(in_arg, host)
+    grid = ((N + 255) // 256, 1)
     step("launch", lambda: doubled(in_arg, out, np.int32(N),
-                                   block=(256, 1, 1), grid=((N + 255) // 256, 1)))
+                                   block=(256, 1, 1), grid=grid))
     step("Context.synchronize", cuda.Context.synchronize)
     step("mem_alloc of a new buffer", lambda: cuda.mem_alloc(host.nbytes))
-    step("memcpy_htod into another buffer", lambda: cuda.memcpy_htod(other, host))
+    step("memcpy_htod into another buffer",
+         lambda: cuda.memcpy_htod(other, host))
     step("memcpy_dtoh of the results", lambda: cuda.memcpy_dtoh(result, out))
     wrong = clinic.check_ints("doubled", result, want)
 

@@ -1,7 +1,8 @@
 /**
  * \file broken.cu
- * \brief Chapter 06, broken: cudaMemcpy() gets its destination and source swapped,
- *        so reading the results back either fails or silently copies the wrong way.
+ * \brief Chapter 06, broken: cudaMemcpy() gets its destination and source
+ *        swapped, so reading the results back either fails or silently copies
+ *        the wrong way.
  */
 #include "check_cuda.h"
 
@@ -26,7 +27,8 @@ static int report(const char *what, cudaError_t err)
 int main(void)
 {
     int pageable[N], want[N]; /* ordinary (pageable) host memory */
-    int *pinned = NULL;       /* page-locked host memory, from cudaMallocHost() */
+    /* page-locked host memory, from cudaMallocHost() */
+    int *pinned = NULL;
     int *dev = NULL;
     size_t bytes = N * sizeof(int);
     size_t bad = 0;
@@ -36,7 +38,8 @@ int main(void)
     check_cuda(cudaMallocHost((void **)&pinned, bytes));
     check_cuda(cudaMalloc((void **)&dev, bytes));
     for (int i = 0; i < N; i++) {
-        pageable[i] = pinned[i] = -1; /* a marker: any -1 left over was never copied back */
+        /* a marker: any -1 left over was never copied back */
+        pageable[i] = pinned[i] = -1;
         want[i] = i + 1;
     }
 
@@ -45,13 +48,15 @@ int main(void)
 
     /* The results are read back into both kinds of host memory, pageable and
        pinned, with the same call: the runtime handles the two differently. */
-    /* BUG: destination and source are swapped. cudaMemcpy() takes the destination
-       first, like memcpy(). The kind says device to host, the pointers say host to
-       device, and the API leaves such a mismatch undefined. */
+    /* BUG: destination and source are swapped. cudaMemcpy() takes the
+       destination first, like memcpy(). The kind says device to host, the
+       pointers say host to device, and the API leaves such a mismatch
+       undefined. */
     err = cudaMemcpy(dev, pageable, bytes, cudaMemcpyDeviceToHost);
     bad += report("pageable", err);
     bad += check_ints("pageable", pageable, want, N);
 
+    /* BUG: the same swap */
     err = cudaMemcpy(dev, pinned, bytes, cudaMemcpyDeviceToHost);
     bad += report("pinned", err);
     bad += check_ints("pinned", pinned, want, N);

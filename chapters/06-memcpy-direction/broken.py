@@ -2,15 +2,17 @@
 destination and source swapped. PyCUDA refuses both read-backs, the pageable
 and the pinned one, before any copy is made."""
 import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import clinic_pycuda as clinic
 
 clinic.require_gpu_or_skip()
 
-import numpy as np  # noqa: E402
-import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
-import pycuda.driver as cuda  # noqa: E402
-from pycuda.compiler import SourceModule  # noqa: E402
+import numpy as np
+import pycuda.autoinit  # noqa: F401 (the context, as users create it)
+import pycuda.driver as cuda
+from pycuda.compiler import SourceModule
 
 N = 1000
 
@@ -40,7 +42,7 @@ def report(what, copy):
 
 def run():
     count_up = SourceModule(KERNEL).get_function("count_up")
-    pageable = np.full(N, -1, dtype=np.int32)   # ordinary (pageable) host memory
+    pageable = np.full(N, -1, dtype=np.int32)  # ordinary (pageable) memory
     pinned = cuda.pagelocked_empty(N, np.int32)  # page-locked host memory
     pinned[:] = -1  # a marker: any -1 left over was never copied back
     want = np.arange(1, N + 1, dtype=np.int32)

@@ -1,7 +1,8 @@
 /**
  * \file fixed.cu
- * \brief Chapter 06, fixed: cudaMemcpy() gets the host buffer as destination, first,
- *        and the device buffer as source, so both read-backs bring the results home.
+ * \brief Chapter 06, fixed: cudaMemcpy() gets the host buffer as destination,
+ *        first, and the device buffer as source, so both read-backs bring the
+ *        results home.
  */
 #include "check_cuda.h"
 
@@ -26,7 +27,8 @@ static int report(const char *what, cudaError_t err)
 int main(void)
 {
     int pageable[N], want[N]; /* ordinary (pageable) host memory */
-    int *pinned = NULL;       /* page-locked host memory, from cudaMallocHost() */
+    /* page-locked host memory, from cudaMallocHost() */
+    int *pinned = NULL;
     int *dev = NULL;
     size_t bytes = N * sizeof(int);
     size_t bad = 0;
@@ -36,7 +38,8 @@ int main(void)
     check_cuda(cudaMallocHost((void **)&pinned, bytes));
     check_cuda(cudaMalloc((void **)&dev, bytes));
     for (int i = 0; i < N; i++) {
-        pageable[i] = pinned[i] = -1; /* a marker: any -1 left over was never copied back */
+        /* a marker: any -1 left over was never copied back */
+        pageable[i] = pinned[i] = -1;
         want[i] = i + 1;
     }
 
@@ -51,6 +54,7 @@ int main(void)
     bad += report("pageable", err);
     bad += check_ints("pageable", pageable, want, N);
 
+    /* FIX: the same order */
     err = cudaMemcpy(pinned, dev, bytes, cudaMemcpyDeviceToHost);
     bad += report("pinned", err);
     bad += check_ints("pinned", pinned, want, N);

@@ -36,5 +36,6 @@ int main(void)
     check_cuda(cudaFree(dev));
     check_cuda(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost));
 
-    return check_ints("squares", host, want, N) ? CLINIC_EXIT_WRONG_RESULT : CLINIC_EXIT_OK;
+    return check_ints("squares", host, want, N) ? CLINIC_EXIT_WRONG_RESULT
+                                                : CLINIC_EXIT_OK;
 }

@@ -2,15 +2,17 @@
 before the results are copied out of it, so the copy reads through a dangling
 address."""
 import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import clinic_pycuda as clinic
 
 clinic.require_gpu_or_skip()
 
-import numpy as np  # noqa: E402
-import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
-import pycuda.driver as cuda  # noqa: E402
-from pycuda.compiler import SourceModule  # noqa: E402
+import numpy as np
+import pycuda.autoinit  # noqa: F401 (the context, as users create it)
+import pycuda.driver as cuda
+from pycuda.compiler import SourceModule
 
 N = 1000
 
@@ -27,7 +29,8 @@ __global__ void squares(int *out, int n)
 
 def run():
     squares = SourceModule(KERNEL).get_function("squares")
-    host = np.full(N, -1, dtype=np.int32)  # a marker: any -1 left over was never copied back
+    # A marker: any -1 left over was never copied back.
+    host = np.full(N, -1, dtype=np.int32)
     want = np.arange(N, dtype=np.int32) ** 2
 
     dev = cuda.mem_alloc(host.nbytes)

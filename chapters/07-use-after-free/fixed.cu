@@ -35,5 +35,6 @@ int main(void)
        after this line: it still holds an address, but not one we own. */
     check_cuda(cudaFree(dev));
 
-    return check_ints("squares", host, want, N) ? CLINIC_EXIT_WRONG_RESULT : CLINIC_EXIT_OK;
+    return check_ints("squares", host, want, N) ? CLINIC_EXIT_WRONG_RESULT
+                                                : CLINIC_EXIT_OK;
 }

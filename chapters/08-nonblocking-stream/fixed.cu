@@ -4,44 +4,48 @@
  *        stream and the host waits for that stream, so every result comes back.
  */
 #include "check_cuda.h"
+#include "clinic_wait.cuh"
 
 #define N 1024
-#define SPIN_NS 200000000ull /* 200 ms: far longer than it takes to issue a copy */
+#define SPIN_NS                                                                \
+    200000000ull /* 200 ms: far longer than it takes to issue a copy */
 
-/* Busy-waits SPIN_NS on the GPU's nanosecond clock, then writes out[i] = i + 1. */
+/* Keeps the GPU busy for SPIN_NS (see clinic_wait.cuh), then writes
+   out[i] = i + 1. */
 __global__ void slow_fill(int *out, int n)
 {
-    unsigned long long start, now;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    do {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while (now - start < SPIN_NS);
+    clinic_gpu_wait_ns(SPIN_NS);
     if (i < n)
         out[i] = i + 1;
 }
 
-/* Zeros dev, then starts slow_fill on stream s (0 is the legacy default stream). */
+/* Zeros dev, then starts slow_fill on stream s (0 is the legacy default
+   stream). */
 static void start_slow_fill(int *dev, cudaStream_t s)
 {
     check_cuda(cudaMemset(dev, 0, N * sizeof(int)));
-    check_cuda(cudaDeviceSynchronize()); /* the zeros are in place before any stream starts */
+    /* the zeros are in place before any stream starts */
+    check_cuda(cudaDeviceSynchronize());
     slow_fill<<<N / 256, 256, 0, s>>>(dev, N);
     check_launch();
 }
 
-/* Call right after the copy: says whether the kernel on s had finished, checks host. */
+/* Call right after the copy: says whether the kernel on s had finished, checks
+   host. */
 static size_t report(const char *name, const int *host, cudaStream_t s)
 {
     int want[N];
     size_t wrong;
-    /* cudaSuccess: the kernel had finished; cudaErrorNotReady: it was still running */
+    /* cudaSuccess: the kernel had finished; cudaErrorNotReady: it was still
+       running */
     printf("%s: after the copy, cudaStreamQuery: %s\n", name,
            cudaGetErrorName(cudaStreamQuery(s)));
     for (int i = 0; i < N; i++)
         want[i] = i + 1;
     wrong = check_ints(name, host, want, N);
-    check_cuda(cudaStreamSynchronize(s)); /* the kernel ends before dev is zeroed or freed */
+    /* the kernel ends before dev is zeroed or freed */
+    check_cuda(cudaStreamSynchronize(s));
     return wrong;
 }
 
@@ -69,7 +73,8 @@ int main(void)
     start_slow_fill(dev, nonblocking);
     /* FIX: copy on the kernel's own stream, where it is queued behind the
        kernel, and wait for that stream before reading host. */
-    check_cuda(cudaMemcpyAsync(host, dev, sizeof host, cudaMemcpyDeviceToHost, nonblocking));
+    check_cuda(cudaMemcpyAsync(host, dev, sizeof host, cudaMemcpyDeviceToHost,
+                               nonblocking));
     check_cuda(cudaStreamSynchronize(nonblocking));
     wrong += report("non-blocking stream", host, nonblocking);
 

@@ -2,30 +2,30 @@
 kernel's non-blocking stream before the plain memcpy_dtoh(), so every result
 comes back."""
 import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import clinic_pycuda as clinic
 
 clinic.require_gpu_or_skip()
 
-import numpy as np  # noqa: E402
-import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
-import pycuda.driver as cuda  # noqa: E402
-from pycuda.compiler import SourceModule  # noqa: E402
+import numpy as np
+import pycuda.autoinit  # noqa: F401 (the context, as users create it)
+import pycuda.driver as cuda
+from pycuda.compiler import SourceModule
 
 N = 1024
 
 KERNEL = """
-#define SPIN_NS 200000000ull /* 200 ms: far longer than it takes to issue a copy */
+#include "clinic_wait.cuh"
 
-/* Busy-waits SPIN_NS on the GPU's nanosecond clock, then writes out[i] = i + 1. */
+#define SPIN_NS 200000000ull /* 200 ms: far longer than issuing a copy takes */
+
+/* Waits SPIN_NS on the GPU's clock, then writes out[i] = i + 1. */
 __global__ void slow_fill(int *out, int n)
 {
-    unsigned long long start, now;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    do {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while (now - start < SPIN_NS);
+    clinic_gpu_wait_ns(SPIN_NS);
     if (i < n)
         out[i] = i + 1;
 }
@@ -36,16 +36,19 @@ def start_slow_fill(slow_fill, dev, stream):
     """Zeros dev, then starts slow_fill on stream (None is the legacy default
     stream). Returns an event recorded right after the kernel on its stream."""
     cuda.memset_d32(dev, 0, N)
-    cuda.Context.synchronize()  # the zeros are in place before any stream starts
-    slow_fill(dev, np.int32(N), block=(256, 1, 1), grid=(N // 256, 1), stream=stream)
+    cuda.Context.synchronize()  # the zeros are in place before any stream
+    slow_fill(dev, np.int32(N), block=(256, 1, 1), grid=(N // 256, 1),
+              stream=stream)
     return cuda.Event().record(stream)
 
 
 def report(name, host, kernel_done):
-    """Call right after the copy: says whether the kernel had finished, checks host."""
+    """Call right after the copy: says whether the kernel had finished, and
+    checks host."""
     # True: the kernel had finished; False: it was still running. PyCUDA has no
     # handle for the default stream to query, so an event stands in.
-    print("%s: after the copy, kernel done (Event.query): %s" % (name, kernel_done.query()))
+    print("%s: after the copy, kernel done (Event.query): %s"
+          % (name, kernel_done.query()))
     want = np.arange(1, N + 1, dtype=np.int32)
     wrong = clinic.check_ints(name, host, want)
     kernel_done.synchronize()  # the kernel ends before dev is zeroed or freed
@@ -53,7 +56,8 @@ def report(name, host, kernel_done):
 
 
 def run():
-    slow_fill = SourceModule(KERNEL).get_function("slow_fill")
+    module = SourceModule(KERNEL, include_dirs=[clinic.COMMON])
+    slow_fill = module.get_function("slow_fill")
     host = np.empty(N, dtype=np.int32)
     dev = cuda.mem_alloc(host.nbytes)
     blocking = cuda.Stream()               # flags 0: a blocking stream

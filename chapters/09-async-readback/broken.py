@@ -2,30 +2,30 @@
 page-locked array right after memcpy_dtoh_async() returns, before the copy has
 run, and sees old data."""
 import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import clinic_pycuda as clinic
 
 clinic.require_gpu_or_skip()
 
-import numpy as np  # noqa: E402
-import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
-import pycuda.driver as cuda  # noqa: E402
-from pycuda.compiler import SourceModule  # noqa: E402
+import numpy as np
+import pycuda.autoinit  # noqa: F401 (the context, as users create it)
+import pycuda.driver as cuda
+from pycuda.compiler import SourceModule
 
 N = 1024
 
 KERNEL = """
-#define SPIN_NS 200000000ull /* 200 ms: far longer than it takes to issue a copy */
+#include "clinic_wait.cuh"
 
-/* Busy-waits SPIN_NS on the GPU's nanosecond clock, then writes out[i] = i + 1. */
+#define SPIN_NS 200000000ull /* 200 ms: far longer than issuing a copy takes */
+
+/* Waits SPIN_NS on the GPU's clock, then writes out[i] = i + 1. */
 __global__ void slow_fill(int *out, int n)
 {
-    unsigned long long start, now;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    do {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while (now - start < SPIN_NS);
+    clinic_gpu_wait_ns(SPIN_NS);
     if (i < n)
         out[i] = i + 1;
 }
@@ -34,16 +34,19 @@ __global__ void slow_fill(int *out, int n)
 
 def usual_way(slow_fill, dev, want):
     """The usual PyCUDA calls: a launch without stream=, on the legacy default
-    stream, then memcpy_dtoh() (the driver's cuMemcpyDtoH), with no synchronize."""
+    stream, then memcpy_dtoh() (the driver's cuMemcpyDtoH), with no
+    synchronize."""
     pageable = np.empty(N, dtype=np.int32)
     cuda.memset_d32(dev, 0, N)
     slow_fill(dev, np.int32(N), block=(256, 1, 1), grid=(N // 256, 1))
     cuda.memcpy_dtoh(pageable, dev)
-    return clinic.check_ints("kernel on stream 0, then cuMemcpyDtoH", pageable, want)
+    return clinic.check_ints("kernel on stream 0, then cuMemcpyDtoH",
+                             pageable, want)
 
 
 def run():
-    slow_fill = SourceModule(KERNEL).get_function("slow_fill")
+    module = SourceModule(KERNEL, include_dirs=[clinic.COMMON])
+    slow_fill = module.get_function("slow_fill")
     want = np.arange(1, N + 1, dtype=np.int32)
     dev = cuda.mem_alloc(want.nbytes)
     pinned = cuda.pagelocked_empty(N, np.int32)  # page-locked
@@ -56,7 +59,8 @@ def run():
     cuda.memcpy_dtoh_async(pinned, dev, s)
     # BUG: into page-locked memory memcpy_dtoh_async() only queues the copy
     # behind the kernel and returns at once: pinned still holds the markers.
-    wrong += clinic.check_ints("pinned buffer after memcpy_dtoh_async", pinned, want)
+    wrong += clinic.check_ints("pinned buffer after memcpy_dtoh_async",
+                               pinned, want)
     s.synchronize()  # too late for the check, but before freeing
 
     dev.free()

@@ -27,8 +27,8 @@ int main(void)
     for (int i = 0; i < N; i++)
         idx[i] = N - 1 - i; /* reverse the order */
     /* A wild entry, as a corrupt input file might give: 2^60 ints past the
-       buffer, beyond any address the GPU can map, so exactly one thread faults.
-       broken.cu and fixed.cu share it: the lesson is where the fault is reported. */
+       buffer, beyond any address the GPU can map, so one thread faults. Both
+       programs share it: the lesson is where the fault is reported. */
     idx[BAD] = (size_t)1 << 60;
 
     check_cuda(cudaMalloc((void **)&out, sizeof host));

@@ -3,15 +3,17 @@ waits for the kernel right after the launch, so the same fault is raised
 there. The kernel still faults: on purpose, to show where the error is
 reported."""
 import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import clinic_pycuda as clinic
 
 clinic.require_gpu_or_skip()
 
-import numpy as np  # noqa: E402
-import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
-import pycuda.driver as cuda  # noqa: E402
-from pycuda.compiler import SourceModule  # noqa: E402
+import numpy as np
+import pycuda.autoinit  # noqa: F401 (the context, as users create it)
+import pycuda.driver as cuda
+from pycuda.compiler import SourceModule
 
 N = 1000
 BAD = 123  # the one entry of the index table that is wrong
@@ -33,14 +35,16 @@ def run():
     idx = np.arange(N - 1, -1, -1, dtype=np.uint64)  # reverse the order
     # A wild entry, as a corrupt input file might give: 2^60 ints past the
     # buffer, beyond any address the GPU can map, so exactly one thread faults.
-    # broken.py and fixed.py share it: the lesson is where the fault is reported.
+    # broken.py and fixed.py share it: the lesson is where the fault is
+    # reported.
     idx[BAD] = 1 << 60
 
     out = cuda.mem_alloc(host.nbytes)
     cuda.memset_d32(out, 0, N)
     dev_idx = cuda.mem_alloc(idx.nbytes)
     cuda.memcpy_htod(dev_idx, idx)
-    scatter(out, dev_idx, np.int32(N), block=(256, 1, 1), grid=((N + 255) // 256, 1))
+    scatter(out, dev_idx, np.int32(N),
+            block=(256, 1, 1), grid=((N + 255) // 256, 1))
     # FIX: debug mode: wait for the kernel right after the launch, so a fault
     # during its run is raised here, by cuCtxSynchronize, instead of by the
     # copy below.

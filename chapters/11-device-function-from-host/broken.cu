@@ -39,5 +39,6 @@ int main(void)
     check_cuda(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost));
     check_cuda(cudaFree(dev));
 
-    return check_ints("tripled", host, want, N) ? CLINIC_EXIT_WRONG_RESULT : CLINIC_EXIT_OK;
+    return check_ints("tripled", host, want, N) ? CLINIC_EXIT_WRONG_RESULT
+                                                : CLINIC_EXIT_OK;
 }

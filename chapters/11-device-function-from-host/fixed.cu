@@ -17,7 +17,7 @@ __device__ int triple(int x)
    is an ordinary function call. Each thread handles one element. */
 __global__ void triple_all(int *data, int n)
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int i = blockIdx.x * blockDim.x + threadIdx.x; /* FIX: one i each */
     if (i < n)
         data[i] = triple(data[i]);
 }
@@ -36,10 +36,11 @@ int main(void)
 
     check_cuda(cudaMalloc((void **)&dev, bytes));
     check_cuda(cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice));
-    triple_all<<<(N + 255) / 256, 256>>>(dev, N);
+    triple_all<<<(N + 255) / 256, 256>>>(dev, N); /* FIX: a launch */
     check_launch();
     check_cuda(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost));
     check_cuda(cudaFree(dev));
 
-    return check_ints("tripled", host, want, N) ? CLINIC_EXIT_WRONG_RESULT : CLINIC_EXIT_OK;
+    return check_ints("tripled", host, want, N) ? CLINIC_EXIT_WRONG_RESULT
+                                                : CLINIC_EXIT_OK;
 }

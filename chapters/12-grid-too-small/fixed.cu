@@ -6,9 +6,10 @@
  */
 #include "check_cuda.h"
 
-#define N 1000     /* not a multiple of BLOCK: the last block is a partial one */
+#define N 1000 /* not a multiple of BLOCK: the last block is a partial one */
 #define BLOCK 256  /* threads per block */
-#define MARKER -1  /* what cudaMemset(0xff) leaves in every int; no thread writes it */
+#define MARKER                                                                 \
+    -1 /* what cudaMemset(0xff) leaves in every int; no thread writes it */
 
 /* Writes out[i] = i * i for every i < n that has a thread. */
 __global__ void squares(int *out, int n)
@@ -45,8 +46,8 @@ int main(void)
        was never written by the kernel. It also means no element is ever
        copied back uninitialised. */
     check_cuda(cudaMemset(dev, 0xff, sizeof host));
-    printf("grid: %d blocks of %d threads = %d threads for %d elements\n", blocks, BLOCK,
-           blocks * BLOCK, N);
+    printf("grid: %d blocks of %d threads = %d threads for %d elements\n",
+           blocks, BLOCK, blocks * BLOCK, N);
     squares<<<blocks, BLOCK>>>(dev, N);
     check_launch();
     check_cuda(cudaMemcpy(host, dev, sizeof host, cudaMemcpyDeviceToHost));
@@ -54,5 +55,6 @@ int main(void)
 
     printf("untouched: %d of %d elements still hold the marker %d\n",
            count_equal(host, N, MARKER), N, MARKER);
-    return check_ints("squares", host, want, N) ? CLINIC_EXIT_WRONG_RESULT : CLINIC_EXIT_OK;
+    return check_ints("squares", host, want, N) ? CLINIC_EXIT_WRONG_RESULT
+                                                : CLINIC_EXIT_OK;
 }

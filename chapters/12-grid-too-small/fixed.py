@@ -2,19 +2,22 @@
 rounded up, so every element gets a thread; the kernel's bounds check stops
 the spare threads of the last block."""
 import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import clinic_pycuda as clinic
 
 clinic.require_gpu_or_skip()
 
-import numpy as np  # noqa: E402
-import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
-import pycuda.driver as cuda  # noqa: E402
-from pycuda.compiler import SourceModule  # noqa: E402
+import numpy as np
+import pycuda.autoinit  # noqa: F401 (the context, as users create it)
+import pycuda.driver as cuda
+from pycuda.compiler import SourceModule
 
 N = 1000     # not a multiple of BLOCK: the last block is a partial one
 BLOCK = 256  # threads per block
-MARKER = -1  # what memset_d32(0xffffffff) leaves in every int; no thread writes it
+# What memset_d32(0xffffffff) leaves in every int; no thread writes it.
+MARKER = -1
 
 KERNEL = """
 __global__ void squares(int *out, int n)
@@ -35,7 +38,8 @@ def run():
     blocks = (N + BLOCK - 1) // BLOCK
 
     dev = cuda.mem_alloc(host.nbytes)
-    # Every int -1: anything still -1 afterwards was never written by the kernel.
+    # Every int -1: anything still -1 afterwards was never written by the
+    # kernel.
     cuda.memset_d32(dev, 0xFFFFFFFF, N)
     print("grid: %d blocks of %d threads = %d threads for %d elements"
           % (blocks, BLOCK, blocks * BLOCK, N))

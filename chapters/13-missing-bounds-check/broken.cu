@@ -47,11 +47,14 @@ int main(void)
     check_cuda(cudaMalloc((void **)&base, (N_A + N_B) * sizeof(int)));
     dev_a = base;
     dev_b = base + N_A;
-    check_cuda(cudaMemcpy(dev_b, want_b, sizeof want_b, cudaMemcpyHostToDevice));
+    check_cuda(
+        cudaMemcpy(dev_b, want_b, sizeof want_b, cudaMemcpyHostToDevice));
 
-    printf("one allocation of %d ints: a is the first %d, b the last %d\n", N_A + N_B, N_A, N_B);
-    printf("grid: %d blocks of %d threads = %d threads for the %d elements of a\n", blocks,
-           BLOCK, blocks * BLOCK, N_A);
+    printf("one allocation of %d ints: a is the first %d, b the last %d\n",
+           N_A + N_B, N_A, N_B);
+    printf(
+        "grid: %d blocks of %d threads = %d threads for the %d elements of a\n",
+        blocks, BLOCK, blocks * BLOCK, N_A);
     print_values("b before the kernel", want_b, N_B);
     squares<<<blocks, BLOCK>>>(dev_a, N_A);
     check_launch();

@@ -3,15 +3,17 @@ but the kernel has no bounds check, so the spare threads of the last block
 write over array b, which follows a in the same allocation, and then past
 the end of the allocation."""
 import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import clinic_pycuda as clinic
 
 clinic.require_gpu_or_skip()
 
-import numpy as np  # noqa: E402
-import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
-import pycuda.driver as cuda  # noqa: E402
-from pycuda.compiler import SourceModule  # noqa: E402
+import numpy as np
+import pycuda.autoinit  # noqa: F401 (the context, as users create it)
+import pycuda.driver as cuda
+from pycuda.compiler import SourceModule
 
 N_A = 1000  # elements of a: not a multiple of BLOCK
 N_B = 8     # elements of b, stored right after a

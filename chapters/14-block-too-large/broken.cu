@@ -7,7 +7,8 @@
 #include "check_cuda.h"
 
 #define N 4096
-#define MARKER -1 /* what cudaMemset(0xff) leaves in every int; no thread writes it */
+#define MARKER                                                                 \
+    -1 /* what cudaMemset(0xff) leaves in every int; no thread writes it */
 
 /* Writes out[i] = i * i for every i < n. */
 __global__ void squares(int *out, int n)
@@ -30,7 +31,8 @@ static int count_equal(const int *values, int n, int value)
 static void print_last_error(const char *when)
 {
     cudaError_t err = cudaGetLastError();
-    printf("%s: %s (%s)\n", when, cudaGetErrorName(err), cudaGetErrorString(err));
+    printf("%s: %s (%s)\n", when, cudaGetErrorName(err),
+           cudaGetErrorString(err));
 }
 
 int main(void)
@@ -44,10 +46,12 @@ int main(void)
     require_gpu_or_skip();
     for (int i = 0; i < N; i++)
         want[i] = i * i;
-    check_cuda(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerBlock, 0));
+    check_cuda(
+        cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerBlock, 0));
 
     check_cuda(cudaMalloc((void **)&dev, sizeof host));
-    /* Every int -1: anything still -1 afterwards was never written by the kernel. */
+    /* Every int -1: anything still -1 afterwards was never written by the
+       kernel. */
     check_cuda(cudaMemset(dev, 0xff, sizeof host));
     printf("block size: %s the device's limit of %d threads per block\n",
            block <= max_threads ? "within" : "above", max_threads);

@@ -2,18 +2,21 @@
 kernel's own limit on this device, MAX_THREADS_PER_BLOCK, so the launch is
 accepted and every result comes back."""
 import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import clinic_pycuda as clinic
 
 clinic.require_gpu_or_skip()
 
-import numpy as np  # noqa: E402
-import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
-import pycuda.driver as cuda  # noqa: E402
-from pycuda.compiler import SourceModule  # noqa: E402
+import numpy as np
+import pycuda.autoinit  # noqa: F401 (the context, as users create it)
+import pycuda.driver as cuda
+from pycuda.compiler import SourceModule
 
 N = 4096
-MARKER = -1  # what memset_d32(0xffffffff) leaves in every int; no thread writes it
+# What memset_d32(0xffffffff) leaves in every int; no thread writes it.
+MARKER = -1
 
 KERNEL = """
 __global__ void squares(int *out, int n)
@@ -37,11 +40,13 @@ def run():
     block = squares.get_attribute(cuda.function_attribute.MAX_THREADS_PER_BLOCK)
 
     dev = cuda.mem_alloc(host.nbytes)
-    # Every int -1: anything still -1 afterwards was never written by the kernel.
+    # Every int -1: anything still -1 afterwards was never written by the
+    # kernel.
     cuda.memset_d32(dev, 0xFFFFFFFF, N)
     print("block size: %s the device's limit of %d threads per block"
           % ("within" if block <= max_threads else "above", max_threads))
-    squares(dev, np.int32(N), block=(block, 1, 1), grid=((N + block - 1) // block, 1))
+    squares(dev, np.int32(N), block=(block, 1, 1),
+            grid=((N + block - 1) // block, 1))
     cuda.memcpy_dtoh(host, dev)
     dev.free()
 

@@ -1,14 +1,16 @@
 /**
  * \file broken.cu
  * \brief Chapter 15, broken: a matrix product kernel that knows only two of the
- *        three dimensions, so it uses A's row count where A's row length belongs.
- *        Square matrices come out right; a 3x5 times 5x4 product comes out wrong.
+ *        three dimensions, so it uses A's row count where A's row length
+ *        belongs. Square matrices come out right; a 3x5 times 5x4 product comes
+ *        out wrong.
  */
 #include "check_cuda.h"
 
-/* One thread per element of C: C[row][col] = sum over i of A[row][i] * B[i][col].
-   All three matrices are stored row by row. */
-__global__ void matmul(const int *a, const int *b, int *c, int m, int n)
+/* One thread per element of C: C[row][col] = sum over i of A[row][i] *
+   B[i][col]. All three matrices are stored row by row. */
+__global__ void matmul(const int *a, const int *b, int *c,
+                       int m, int n) /* BUG: no k */
 {
     int row = blockIdx.y * blockDim.y + threadIdx.y;
     int col = blockIdx.x * blockDim.x + threadIdx.x;
@@ -30,11 +32,14 @@ static size_t multiply(const char *name, int m, int k, int n)
     size_t a_bytes = (size_t)m * k * sizeof(int);
     size_t b_bytes = (size_t)k * n * sizeof(int);
     size_t c_bytes = (size_t)m * n * sizeof(int);
-    int *a = (int *)malloc(a_bytes), *b = (int *)malloc(b_bytes);
-    int *c = (int *)malloc(c_bytes), *want = (int *)malloc(c_bytes);
+    int *a = (int *)checked_malloc(a_bytes),
+        *b = (int *)checked_malloc(b_bytes);
+    int *c = (int *)checked_malloc(c_bytes),
+        *want = (int *)checked_malloc(c_bytes);
     int *dev_a = NULL, *dev_b = NULL, *dev_c = NULL;
     dim3 block(16, 16);
-    dim3 grid((n + block.x - 1) / block.x, (m + block.y - 1) / block.y); /* x: columns, y: rows */
+    /* x: columns, y: rows */
+    dim3 grid((n + block.x - 1) / block.x, (m + block.y - 1) / block.y);
     char what[64];
     size_t wrong;
 

@@ -1,19 +1,23 @@
-"""broken.py -- Chapter 15, PyCUDA twin of broken.cu: a matrix product kernel that
-knows only two of the three dimensions is right for square matrices and wrong
-for rectangular ones. It also shows that cuda.In() cannot pass a scalar."""
+"""broken.py -- Chapter 15, PyCUDA twin of broken.cu: a matrix product kernel
+that knows only two of the three dimensions is right for square matrices and
+wrong for rectangular ones. It also shows that cuda.In() cannot pass a
+scalar."""
 import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import clinic_pycuda as clinic
 
 clinic.require_gpu_or_skip()
 
-import numpy as np  # noqa: E402
-import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
-import pycuda.driver as cuda  # noqa: E402
-from pycuda.compiler import SourceModule  # noqa: E402
+import numpy as np
+import pycuda.autoinit  # noqa: F401 (the context, as users create it)
+import pycuda.driver as cuda
+from pycuda.compiler import SourceModule
 
 KERNEL = r"""
-/* One thread per element of C: C[row][col] = sum over i of A[row][i] * B[i][col].
+/* One thread per element of C:
+   C[row][col] = sum over i of A[row][i] * B[i][col].
    All three matrices are stored row by row. */
 __global__ void matmul(const int *a, const int *b, int *c, int m, int n)
 {

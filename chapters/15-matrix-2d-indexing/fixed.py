@@ -2,18 +2,21 @@
 dimensions, m x k times k x n, and every product comes out right. The sizes go
 to the kernel as numpy.int32 values, the way PyCUDA passes an int by value."""
 import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import clinic_pycuda as clinic
 
 clinic.require_gpu_or_skip()
 
-import numpy as np  # noqa: E402
-import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
-import pycuda.driver as cuda  # noqa: E402
-from pycuda.compiler import SourceModule  # noqa: E402
+import numpy as np
+import pycuda.autoinit  # noqa: F401 (the context, as users create it)
+import pycuda.driver as cuda
+from pycuda.compiler import SourceModule
 
 KERNEL = r"""
-/* One thread per element of C: C[row][col] = sum over i of A[row][i] * B[i][col].
+/* One thread per element of C:
+   C[row][col] = sum over i of A[row][i] * B[i][col].
    All three matrices are stored row by row. */
 __global__ void matmul(const int *a, const int *b, int *c, int m, int k, int n)
 {

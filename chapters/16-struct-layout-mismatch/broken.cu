@@ -18,16 +18,11 @@ typedef struct {
     float value;
 } record;
 
-/* BUG: the host describes the same record with a definition of its own, packed
-   the way a file or network format often is: no padding, so id sits at byte 1,
-   value at byte 5, and a record is 9 bytes. The kernel's records are 12 bytes
-   apart, so from the first id on it reads bytes that belong to other fields. */
+/* BUG: the host's own definition of the record, packed the way a file or
+   network format often is: id at byte 1, value at byte 5, 9 bytes a record.
+   The kernel's records are 12 bytes apart and it reads shifted fields. */
 #pragma pack(push, 1)
-typedef struct {
-    char tag;
-    int id;
-    float value;
-} host_record;
+typedef struct { char tag; int id; float value; } host_record;
 #pragma pack(pop)
 
 /* Reports the layout the device compiler gave record: size, then the offsets
@@ -40,8 +35,10 @@ __global__ void record_layout(int *out)
     out[3] = (int)offsetof(record, value);
 }
 
-/* Copies each field of each record into its own array, as the kernel sees it. */
-__global__ void unpack(const record *recs, int *tags, int *ids, float *values, int n)
+/* Copies each field of each record into its own array, as the kernel sees
+   it. */
+__global__ void unpack(const record *recs, int *tags, int *ids, float *values,
+                       int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
@@ -72,11 +69,14 @@ int main(void)
     check_cuda(cudaMalloc((void **)&dev_layout, sizeof layout));
     record_layout<<<1, 1>>>(dev_layout);
     check_launch();
-    check_cuda(cudaMemcpy(layout, dev_layout, sizeof layout, cudaMemcpyDeviceToHost));
-    printf("host record:   %2zu bytes; tag at byte %zu, id at byte %zu, value at byte %zu\n",
-           sizeof(host_record), offsetof(host_record, tag), offsetof(host_record, id),
-           offsetof(host_record, value));
-    printf("kernel record: %2d bytes; tag at byte %d, id at byte %d, value at byte %d\n",
+    check_cuda(
+        cudaMemcpy(layout, dev_layout, sizeof layout, cudaMemcpyDeviceToHost));
+    printf("host record:   %2zu bytes; tag at byte %zu, id at byte %zu, value "
+           "at byte %zu\n",
+           sizeof(host_record), offsetof(host_record, tag),
+           offsetof(host_record, id), offsetof(host_record, value));
+    printf("kernel record: %2d bytes; tag at byte %d, id at byte %d, value at "
+           "byte %d\n",
            layout[0], layout[1], layout[2], layout[3]);
 
     /* The buffer holds N records as the kernel reads them. It is zeroed first,
@@ -91,12 +91,16 @@ int main(void)
     check_launch();
     check_cuda(cudaMemcpy(tags, dev_tags, sizeof tags, cudaMemcpyDeviceToHost));
     check_cuda(cudaMemcpy(ids, dev_ids, sizeof ids, cudaMemcpyDeviceToHost));
-    check_cuda(cudaMemcpy(values, dev_values, sizeof values, cudaMemcpyDeviceToHost));
+    check_cuda(
+        cudaMemcpy(values, dev_values, sizeof values, cudaMemcpyDeviceToHost));
 
     for (int i = 0; i < N; i++) {
-        int ok = tags[i] == host[i].tag && ids[i] == host[i].id && values[i] == host[i].value;
-        printf("record %d: host wrote tag %d, id %d, value %g; kernel read tag %d, id %d, value %g\n",
-               i, host[i].tag, host[i].id, host[i].value, tags[i], ids[i], values[i]);
+        int ok = tags[i] == host[i].tag && ids[i] == host[i].id &&
+                 values[i] == host[i].value;
+        printf("record %d: host wrote tag %d, id %d, value %g; kernel read tag "
+               "%d, id %d, value %g\n",
+               i, host[i].tag, host[i].id, host[i].value, tags[i], ids[i],
+               values[i]);
         intact += ok;
     }
     printf("records the kernel read intact: %d of %d\n", intact, N);

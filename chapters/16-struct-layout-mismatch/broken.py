@@ -1,17 +1,20 @@
-"""broken.py -- Chapter 16, PyCUDA twin of broken.cu: the host builds its records
-with a NumPy structured dtype made without align=True, which packs the fields,
-while the kernel's C struct is padded, so every field after the first comes out
-shifted. It then checks four claims about structs from seed question 003."""
+"""broken.py -- Chapter 16, PyCUDA twin of broken.cu: the host builds its
+records with a NumPy structured dtype made without align=True, which packs the
+fields, while the kernel's C struct is padded, so every field after the first
+comes out shifted. It then checks four claims about structs from seed question
+003."""
 import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import clinic_pycuda as clinic
 
 clinic.require_gpu_or_skip()
 
-import numpy as np  # noqa: E402
-import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
-import pycuda.driver as cuda  # noqa: E402
-from pycuda.compiler import SourceModule  # noqa: E402
+import numpy as np
+import pycuda.autoinit  # noqa: F401 (the context, as users create it)
+import pycuda.driver as cuda
+from pycuda.compiler import SourceModule
 
 N = 4  # records
 
@@ -19,7 +22,8 @@ N = 4  # records
 # byte 0, id at byte 1, value at byte 5, and a record is 9 bytes. The C compiler
 # pads the same struct to 12 bytes, so from the first id on the kernel reads
 # bytes that belong to other fields.
-HOST_RECORD = np.dtype([("tag", np.int8), ("id", np.int32), ("value", np.float32)])
+HOST_RECORD = np.dtype([("tag", np.int8), ("id", np.int32),
+                        ("value", np.float32)])
 
 KERNEL = r"""
 #include <stddef.h>
@@ -42,8 +46,10 @@ __global__ void record_layout(int *out)
     out[3] = (int)offsetof(record, value);
 }
 
-/* Copies each field of each record into its own array, as the kernel sees it. */
-__global__ void unpack(const record *recs, int *tags, int *ids, float *values, int n)
+/* Copies each field of each record into its own array, as the kernel sees
+   it. */
+__global__ void unpack(const record *recs, int *tags, int *ids, float *values,
+                       int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
@@ -83,7 +89,8 @@ def seed_claims(dev_recs):
     print("{float x, y}: %d bytes packed, %d bytes with align=True"
           % (np.dtype(point).itemsize, np.dtype(point, align=True).itemsize))
 
-    print("DeviceAllocation has get_ptr(): %s; mem_alloc address a multiple of 256: %s"
+    print("DeviceAllocation has get_ptr(): %s; "
+          "mem_alloc address a multiple of 256: %s"
           % (hasattr(dev_recs, "get_ptr"), int(dev_recs) % 256 == 0))
 
 
@@ -92,7 +99,7 @@ def run():
     record_layout = module.get_function("record_layout")
     unpack = module.get_function("unpack")
 
-    host = np.zeros(N, dtype=HOST_RECORD)  # padding bytes, if any, are zeros too
+    host = np.zeros(N, dtype=HOST_RECORD)  # padding bytes, if any, are 0
     host["tag"] = np.arange(N) + 1
     host["id"] = 1001 + np.arange(N)
     host["value"] = 0.5 + np.arange(N)
@@ -101,10 +108,12 @@ def run():
     dev_layout = cuda.mem_alloc(layout.nbytes)
     record_layout(dev_layout, block=(1, 1, 1), grid=(1, 1))
     cuda.memcpy_dtoh(layout, dev_layout)
-    print("host record:   %2d bytes; tag at byte %d, id at byte %d, value at byte %d"
+    print("host record:   %2d bytes; tag at byte %d, id at byte %d, "
+          "value at byte %d"
           % (HOST_RECORD.itemsize, offset(HOST_RECORD, "tag"),
              offset(HOST_RECORD, "id"), offset(HOST_RECORD, "value")))
-    print("kernel record: %2d bytes; tag at byte %d, id at byte %d, value at byte %d"
+    print("kernel record: %2d bytes; tag at byte %d, id at byte %d, "
+          "value at byte %d"
           % tuple(int(x) for x in layout))
 
     # The buffer holds N records as the kernel reads them. It is zeroed first,
@@ -127,9 +136,11 @@ def run():
 
     intact = 0
     for i in range(N):
-        wrote = (int(host["tag"][i]), int(host["id"][i]), float(host["value"][i]))
+        wrote = (int(host["tag"][i]), int(host["id"][i]),
+                 float(host["value"][i]))
         read = (int(tags[i]), int(ids[i]), float(values[i]))
-        print("record %d: host wrote tag %d, id %d, value %g; kernel read tag %d, id %d, value %g"
+        print("record %d: host wrote tag %d, id %d, value %g; "
+              "kernel read tag %d, id %d, value %g"
               % ((i,) + wrote + read))
         intact += wrote == read
     print("records the kernel read intact: %d of %d" % (intact, N))

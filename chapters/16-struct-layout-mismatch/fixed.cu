@@ -17,13 +17,12 @@ typedef struct {
     float value;
 } record;
 
-/* FIX: the host fills records of this same type, so both sides share one
-   layout. nvcc compiles this file for the host and again for each GPU target,
-   and these checks run in every pass: a stray #pragma pack, a reordered field
-   or a new one stops the build instead of shifting the data. */
-static_assert(sizeof(record) == 12, "record must be 12 bytes on host and device");
-static_assert(offsetof(record, id) == 4, "id must be at byte 4");
-static_assert(offsetof(record, value) == 8, "value must be at byte 8");
+/* FIX: the host's name for the record is the kernel's type itself, and
+   static_assert checks the layout in the host pass and in each GPU pass. */
+typedef record host_record;
+static_assert(sizeof(record) == 12 && offsetof(record, id) == 4 &&
+                  offsetof(record, value) == 8,
+              "record must be 12 bytes, id at byte 4, value at byte 8");
 
 /* Reports the layout the device compiler gave record: size, then the offsets
    of tag, id and value. */
@@ -35,8 +34,10 @@ __global__ void record_layout(int *out)
     out[3] = (int)offsetof(record, value);
 }
 
-/* Copies each field of each record into its own array, as the kernel sees it. */
-__global__ void unpack(const record *recs, int *tags, int *ids, float *values, int n)
+/* Copies each field of each record into its own array, as the kernel sees
+   it. */
+__global__ void unpack(const record *recs, int *tags, int *ids, float *values,
+                       int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
@@ -48,7 +49,7 @@ __global__ void unpack(const record *recs, int *tags, int *ids, float *values, i
 
 int main(void)
 {
-    record host[N]; /* FIX: the kernel's type, not a packed copy of it */
+    host_record host[N];
     int layout[4], tags[N], ids[N];
     float values[N];
     record *dev_recs = NULL;
@@ -67,11 +68,14 @@ int main(void)
     check_cuda(cudaMalloc((void **)&dev_layout, sizeof layout));
     record_layout<<<1, 1>>>(dev_layout);
     check_launch();
-    check_cuda(cudaMemcpy(layout, dev_layout, sizeof layout, cudaMemcpyDeviceToHost));
-    printf("host record:   %2zu bytes; tag at byte %zu, id at byte %zu, value at byte %zu\n",
-           sizeof(record), offsetof(record, tag), offsetof(record, id),
-           offsetof(record, value));
-    printf("kernel record: %2d bytes; tag at byte %d, id at byte %d, value at byte %d\n",
+    check_cuda(
+        cudaMemcpy(layout, dev_layout, sizeof layout, cudaMemcpyDeviceToHost));
+    printf("host record:   %2zu bytes; tag at byte %zu, id at byte %zu, value "
+           "at byte %zu\n",
+           sizeof(host_record), offsetof(host_record, tag),
+           offsetof(host_record, id), offsetof(host_record, value));
+    printf("kernel record: %2d bytes; tag at byte %d, id at byte %d, value at "
+           "byte %d\n",
            layout[0], layout[1], layout[2], layout[3]);
 
     /* The buffer holds N records as the kernel reads them. It is zeroed first,
@@ -86,12 +90,16 @@ int main(void)
     check_launch();
     check_cuda(cudaMemcpy(tags, dev_tags, sizeof tags, cudaMemcpyDeviceToHost));
     check_cuda(cudaMemcpy(ids, dev_ids, sizeof ids, cudaMemcpyDeviceToHost));
-    check_cuda(cudaMemcpy(values, dev_values, sizeof values, cudaMemcpyDeviceToHost));
+    check_cuda(
+        cudaMemcpy(values, dev_values, sizeof values, cudaMemcpyDeviceToHost));
 
     for (int i = 0; i < N; i++) {
-        int ok = tags[i] == host[i].tag && ids[i] == host[i].id && values[i] == host[i].value;
-        printf("record %d: host wrote tag %d, id %d, value %g; kernel read tag %d, id %d, value %g\n",
-               i, host[i].tag, host[i].id, host[i].value, tags[i], ids[i], values[i]);
+        int ok = tags[i] == host[i].tag && ids[i] == host[i].id &&
+                 values[i] == host[i].value;
+        printf("record %d: host wrote tag %d, id %d, value %g; kernel read tag "
+               "%d, id %d, value %g\n",
+               i, host[i].tag, host[i].id, host[i].value, tags[i], ids[i],
+               values[i]);
         intact += ok;
     }
     printf("records the kernel read intact: %d of %d\n", intact, N);

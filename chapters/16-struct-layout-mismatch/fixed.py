@@ -2,22 +2,24 @@
 made with align=True, which lays the fields out as the C compiler does, and the
 program checks it against the layout the kernel reports before it copies."""
 import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import clinic_pycuda as clinic
 
 clinic.require_gpu_or_skip()
 
-import numpy as np  # noqa: E402
-import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
-import pycuda.driver as cuda  # noqa: E402
-from pycuda.compiler import SourceModule  # noqa: E402
+import numpy as np
+import pycuda.autoinit  # noqa: F401 (the context, as users create it)
+import pycuda.driver as cuda
+from pycuda.compiler import SourceModule
 
 N = 4  # records
 
 # FIX: align=True pads the fields as a C compiler does: tag at byte 0, id at
 # byte 4, value at byte 8, and a record is 12 bytes, the kernel's layout.
-HOST_RECORD = np.dtype([("tag", np.int8), ("id", np.int32), ("value", np.float32)],
-                       align=True)
+HOST_RECORD = np.dtype([("tag", np.int8), ("id", np.int32),
+                        ("value", np.float32)], align=True)
 
 KERNEL = r"""
 #include <stddef.h>
@@ -40,8 +42,10 @@ __global__ void record_layout(int *out)
     out[3] = (int)offsetof(record, value);
 }
 
-/* Copies each field of each record into its own array, as the kernel sees it. */
-__global__ void unpack(const record *recs, int *tags, int *ids, float *values, int n)
+/* Copies each field of each record into its own array, as the kernel sees
+   it. */
+__global__ void unpack(const record *recs, int *tags, int *ids, float *values,
+                       int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
@@ -63,7 +67,7 @@ def run():
     record_layout = module.get_function("record_layout")
     unpack = module.get_function("unpack")
 
-    host = np.zeros(N, dtype=HOST_RECORD)  # padding bytes, if any, are zeros too
+    host = np.zeros(N, dtype=HOST_RECORD)  # padding bytes, if any, are 0
     host["tag"] = np.arange(N) + 1
     host["id"] = 1001 + np.arange(N)
     host["value"] = 0.5 + np.arange(N)
@@ -72,10 +76,12 @@ def run():
     dev_layout = cuda.mem_alloc(layout.nbytes)
     record_layout(dev_layout, block=(1, 1, 1), grid=(1, 1))
     cuda.memcpy_dtoh(layout, dev_layout)
-    print("host record:   %2d bytes; tag at byte %d, id at byte %d, value at byte %d"
+    print("host record:   %2d bytes; tag at byte %d, id at byte %d, "
+          "value at byte %d"
           % (HOST_RECORD.itemsize, offset(HOST_RECORD, "tag"),
              offset(HOST_RECORD, "id"), offset(HOST_RECORD, "value")))
-    print("kernel record: %2d bytes; tag at byte %d, id at byte %d, value at byte %d"
+    print("kernel record: %2d bytes; tag at byte %d, id at byte %d, "
+          "value at byte %d"
           % tuple(int(x) for x in layout))
     # FIX: the run-time twin of fixed.cu's static_assert: stop before copying
     # if the dtype does not match what the kernel will read.
@@ -106,9 +112,11 @@ def run():
 
     intact = 0
     for i in range(N):
-        wrote = (int(host["tag"][i]), int(host["id"][i]), float(host["value"][i]))
+        wrote = (int(host["tag"][i]), int(host["id"][i]),
+                 float(host["value"][i]))
         read = (int(tags[i]), int(ids[i]), float(values[i]))
-        print("record %d: host wrote tag %d, id %d, value %g; kernel read tag %d, id %d, value %g"
+        print("record %d: host wrote tag %d, id %d, value %g; "
+              "kernel read tag %d, id %d, value %g"
               % ((i,) + wrote + read))
         intact += wrote == read
     print("records the kernel read intact: %d of %d" % (intact, N))

@@ -46,13 +46,14 @@ int main(void)
     size_t wrong;
 
     require_gpu_or_skip();
-    check_cuda(cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, 0));
+    check_cuda(
+        cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, 0));
     if (pageable) { /* HMM or ATS: here a kernel may read malloc() memory */
-        printf("[SKIPPED] this system lets the GPU read pageable host memory, "
-               "so the bug cannot show here\n");
+        printf("[SKIPPED] this host's GPU can read pageable memory (HMM or "
+               "ATS), so the fault cannot be shown here\n");
         return CLINIC_EXIT_SKIP;
     }
-    host_values = (int *)malloc(size);
+    host_values = (int *)checked_malloc(size);
     for (int i = 0; i < N; i++) {
         host_values[i] = i;
         want[i] = 2 * i;
@@ -67,12 +68,14 @@ int main(void)
        on the host. */
     array.values = host_values;
     array.count = N;
-    check_cuda(cudaMemcpy(dev_array, &array, sizeof array, cudaMemcpyHostToDevice));
+    check_cuda(
+        cudaMemcpy(dev_array, &array, sizeof array, cudaMemcpyHostToDevice));
     doubled<<<(N + 255) / 256, 256>>>(dev_array, out);
     step("launch (cudaGetLastError)", cudaGetLastError());
     step("cudaDeviceSynchronize", cudaDeviceSynchronize());
     step("cudaMalloc of a new buffer", cudaMalloc((void **)&fresh, size));
-    step("cudaMemcpy of the results", cudaMemcpy(result, out, size, cudaMemcpyDeviceToHost));
+    step("cudaMemcpy of the results",
+         cudaMemcpy(result, out, size, cudaMemcpyDeviceToHost));
     wrong = check_ints("doubled", result, want, N);
 
     step("cudaFree of the new buffer", cudaFree(fresh));

@@ -2,15 +2,17 @@
 copied to the device first, and the struct sent to the kernel holds that device
 address, so every call succeeds and every result is right."""
 import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import clinic_pycuda as clinic
 
 clinic.require_gpu_or_skip()
 
-import numpy as np  # noqa: E402
-import pycuda.autoinit  # noqa: E402  (the context, as users create it)
-import pycuda.driver as cuda  # noqa: E402
-from pycuda.compiler import SourceModule  # noqa: E402
+import numpy as np
+import pycuda.autoinit  # noqa: F401 (the context, as users create it)
+import pycuda.driver as cuda
+from pycuda.compiler import SourceModule
 
 N = 1024
 
@@ -54,7 +56,8 @@ def step(what, call):
 def gpu_reads_pageable_memory():
     """True where the GPU may read malloc() memory (HMM or ATS)."""
     attribute = getattr(cuda.device_attribute, "PAGEABLE_MEMORY_ACCESS", None)
-    return attribute is not None and pycuda.autoinit.device.get_attribute(attribute) != 0
+    device = pycuda.autoinit.device
+    return attribute is not None and device.get_attribute(attribute) != 0
 
 
 def run():
@@ -64,7 +67,7 @@ def run():
     doubled = SourceModule(KERNEL).get_function("doubled")
     host_values = np.arange(N, dtype=np.int32)
     want = 2 * host_values
-    result = np.full(N, -1, dtype=np.int32)  # a marker: -1 was never copied back
+    result = np.full(N, -1, dtype=np.int32)  # -1: never copied back
     out = cuda.mem_alloc(result.nbytes)
     dev_array = cuda.mem_alloc(INT_ARRAY.itemsize)
 
@@ -77,9 +80,11 @@ def run():
     array["values"] = int(dev_values)
     array["count"] = N
     cuda.memcpy_htod(dev_array, array)
-    step("launch", lambda: doubled(dev_array, out, block=(256, 1, 1), grid=(N // 256, 1)))
+    step("launch", lambda: doubled(dev_array, out, block=(256, 1, 1),
+                                   grid=(N // 256, 1)))
     step("Context.synchronize", cuda.Context.synchronize)
-    fresh = step("mem_alloc of a new buffer", lambda: cuda.mem_alloc(result.nbytes))
+    fresh = step("mem_alloc of a new buffer",
+                 lambda: cuda.mem_alloc(result.nbytes))
     step("memcpy_dtoh of the results", lambda: cuda.memcpy_dtoh(result, out))
     wrong = clinic.check_ints("doubled", result, want)
 

@@ -2,15 +2,17 @@
 arrays from cuda.pagelocked_empty (page-locked memory). The copies of some
 chunks run while the kernels of others do."""
 import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import clinic_pycuda as clinic
 
 clinic.require_gpu_or_skip()
 
-import numpy as np  # noqa: E402
-import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
-import pycuda.driver as cuda  # noqa: E402
-from pycuda.compiler import SourceModule  # noqa: E402
+import numpy as np
+import pycuda.autoinit  # noqa: F401 (the context, as users create it)
+import pycuda.driver as cuda
+from pycuda.compiler import SourceModule
 
 CHUNKS = 16
 CHUNK_INTS = 4 << 20  # 4 Mi ints: 16 MiB per chunk
@@ -23,18 +25,19 @@ YES_BELOW = 0.7  # pipeline time / serial time below this: overlapped
 NO_FROM = 0.8    # at or above this: not overlapped; in between: undecided
 COPY_IN, KERNEL, COPY_OUT = 0, 1, 2
 
-# The kernel of the C programs: out[i] = 2 * in[i] + 1, then a busy-wait on
-# the GPU's nanosecond clock until spin_ns have passed since the thread began.
+# The kernel of the C programs: out[i] = 2 * in[i] + 1, then a wait on the
+# GPU's clock until spin_ns have passed since the thread began.
 KERNEL_SOURCE = r"""
-__global__ void process_chunk(const int *in, int *out, int n, unsigned long long spin_ns)
+#include "clinic_wait.cuh"
+
+__global__ void process_chunk(const int *in, int *out, int n,
+                              unsigned long long spin_ns)
 {
-    unsigned long long start, now;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    unsigned long long start = clinic_gpu_now_ns();
+    int stride = gridDim.x * blockDim.x;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
         out[i] = 2 * in[i] + 1;
-    do {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while (now - start < spin_ns);
+    clinic_gpu_wait_since_ns(start, spin_ns);
 }
 """
 
@@ -46,15 +49,16 @@ class Pipeline:
         self.host_in, self.host_out = host_in, host_out
         self.dev_in = cuda.mem_alloc(TOTAL_BYTES)
         self.dev_out = cuda.mem_alloc(TOTAL_BYTES)
-        self.kernel = SourceModule(KERNEL_SOURCE).get_function("process_chunk")
+        module = SourceModule(KERNEL_SOURCE, include_dirs=[clinic.COMMON])
+        self.kernel = module.get_function("process_chunk")
         # Each kernel fills the GPU and every block waits the full time, so
         # kernels cannot save time by sharing the GPU. This small kernel is
         # limited by threads per SM only (the C programs ask the occupancy
         # API instead).
-        device = pycuda.autoinit.device
-        per_sm = (device.get_attribute(cuda.device_attribute.MAX_THREADS_PER_MULTIPROCESSOR)
-                  // BLOCK)
-        self.grid = per_sm * device.get_attribute(cuda.device_attribute.MULTIPROCESSOR_COUNT)
+        attr = pycuda.autoinit.device.get_attribute
+        per_sm = attr(cuda.device_attribute.MAX_THREADS_PER_MULTIPROCESSOR)
+        sms = attr(cuda.device_attribute.MULTIPROCESSOR_COUNT)
+        self.grid = per_sm // BLOCK * sms
         self.spin_ns = 0
 
     def launch(self, first, spin_ns, stream):
@@ -69,11 +73,13 @@ class Pipeline:
         first = chunk * CHUNK_INTS
         part = slice(first, first + CHUNK_INTS)
         if stage == COPY_IN:
-            cuda.memcpy_htod_async(int(self.dev_in) + 4 * first, self.host_in[part], stream)
+            cuda.memcpy_htod_async(int(self.dev_in) + 4 * first,
+                                   self.host_in[part], stream)
         elif stage == KERNEL:
             self.launch(first, self.spin_ns, stream)
         else:
-            cuda.memcpy_dtoh_async(self.host_out[part], int(self.dev_out) + 4 * first, stream)
+            cuda.memcpy_dtoh_async(self.host_out[part],
+                                   int(self.dev_out) + 4 * first, stream)
 
     def free(self):
         self.dev_out.free()
@@ -81,15 +87,16 @@ class Pipeline:
 
 
 def run_one_at_a_time(p, stream):
-    """Runs every stage of every chunk alone on stream, waiting for each one.
-    Returns the time of each kind of stage in ms; their sum is the serial time."""
+    """Runs every stage of every chunk alone on stream, waiting for each
+    one. Returns the time of each kind of stage in ms; their sum is the serial
+    time."""
     stage_ms = [0.0, 0.0, 0.0]
     before, after = cuda.Event(), cuda.Event()
     for stage in (COPY_IN, KERNEL, COPY_OUT):
         if stage == KERNEL:
             # Twice a chunk's copy in: about as long as both copies of a chunk.
             p.spin_ns = int(2e6 * stage_ms[COPY_IN] / CHUNKS)
-            p.launch(0, 0, stream)  # the first launch: keep it out of the times
+            p.launch(0, 0, stream)  # the first launch: not timed
             stream.synchronize()
         for chunk in range(CHUNKS):
             before.record(stream)
@@ -115,27 +122,14 @@ def run_pipelined(p, streams):
 
 def print_verdict(share):
     if share < YES_BELOW:
-        print("overlapped: yes (the pipeline took less than %.1f of the serial time)"
-              % YES_BELOW)
+        print("overlapped: yes (the pipeline took less than %.1f of the "
+              "serial time)" % YES_BELOW)
     elif share >= NO_FROM:
-        print("overlapped: no (the pipeline took at least %.1f of the serial time)"
-              % NO_FROM)
+        print("overlapped: no (the pipeline took at least %.1f of the "
+              "serial time)" % NO_FROM)
     else:
-        print("overlapped: UNDECIDED (the pipeline took between %.1f and %.1f of the "
-              "serial time; run with --times)" % (YES_BELOW, NO_FROM))
-
-
-def check_ints_np(what, got, want):
-    """Prints the line of clinic.check_ints(), computed with NumPy: a Python
-    loop over 128 Mi elements would take minutes."""
-    wrong = np.flatnonzero(got != want)
-    if wrong.size == 0:
-        print("%s: 0 of %d elements wrong" % (what, want.size))
-    else:
-        i = int(wrong[0])
-        print("%s: %d of %d elements wrong, first at [%d]: got %d, expected %d"
-              % (what, wrong.size, want.size, i, int(got[i]), int(want[i])))
-    return int(wrong.size)
+        print("overlapped: UNDECIDED (the pipeline took between %.1f and %.1f "
+              "of the serial time; run with --times)" % (YES_BELOW, NO_FROM))
 
 
 def run():
@@ -150,7 +144,7 @@ def run():
     want = 2 * host_in + 1
     host_out.fill(-1)  # the marker of "never copied back"
     p = Pipeline(host_in, host_out)
-    streams = [cuda.Stream() for _ in range(STREAMS)]  # flags 0: blocking streams
+    streams = [cuda.Stream() for _ in range(STREAMS)]  # blocking streams
 
     stage_ms = run_one_at_a_time(p, streams[0])
     serial_ms = sum(stage_ms)
@@ -161,14 +155,15 @@ def run():
           % (CHUNKS, CHUNK_BYTES >> 20, STREAMS))
     print_verdict(pipelined_ms / serial_ms)
     if show_times:  # timings go to stderr, and only on request
+        gb = TOTAL_BYTES / 1e6  # GB/s from ms
         print("serial: copy in %.1f ms (%.1f GB/s), kernels %.1f ms, "
               "copy out %.1f ms (%.1f GB/s), total %.1f ms"
-              % (stage_ms[COPY_IN], TOTAL_BYTES / 1e6 / stage_ms[COPY_IN], stage_ms[KERNEL],
-                 stage_ms[COPY_OUT], TOTAL_BYTES / 1e6 / stage_ms[COPY_OUT], serial_ms),
+              % (stage_ms[COPY_IN], gb / stage_ms[COPY_IN], stage_ms[KERNEL],
+                 stage_ms[COPY_OUT], gb / stage_ms[COPY_OUT], serial_ms),
               file=sys.stderr)
         print("pipeline: %.1f ms, %.2f of the serial time"
               % (pipelined_ms, pipelined_ms / serial_ms), file=sys.stderr)
-    wrong = check_ints_np("results", host_out, want)
+    wrong = clinic.check_ints("results", host_out, want)
     p.free()
     return clinic.EXIT_WRONG_RESULT if wrong else clinic.EXIT_OK
 

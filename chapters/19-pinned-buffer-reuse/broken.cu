@@ -1,24 +1,21 @@
 /**
  * \file broken.cu
  * \brief Chapter 19, broken: the host refills a pinned staging buffer while the
- *        cudaMemcpyAsync() that reads it is still queued, so every batch on the
- *        device holds the last batch's data.
+ *        cudaMemcpyAsync() that reads it is still queued. Two buffers, used in
+ *        turn, are not enough: batches 0 and 1 arrive holding batches 2 and 3.
  */
 #include "check_cuda.h"
+#include "clinic_wait.cuh"
 
 #define BATCHES 4
-#define N (1 << 18)             /* ints per batch: 1 MiB */
-#define SPIN_NS 100000000ull    /* 100 ms: far longer than it takes to fill every batch */
+#define N (1 << 18)          /* ints per batch: 1 MiB */
+#define SPIN_NS 100000000ull /* 100 ms: far longer than filling every batch */
 
-/* Busy-waits SPIN_NS on the GPU's nanosecond clock. It stands for the work that
-   is still running on the stream when the copies are queued behind it. */
+/* Keeps the GPU busy for SPIN_NS (see clinic_wait.cuh). It stands for the
+   work still running on the stream when the copies are queued behind it. */
 __global__ void busy_wait(void)
 {
-    unsigned long long start, now;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    do {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while (now - start < SPIN_NS);
+    clinic_gpu_wait_ns(SPIN_NS);
 }
 
 /* Batch b holds the numbers b * N to b * N + N - 1, so every batch differs. */
@@ -30,9 +27,10 @@ static void fill_batch(int *buf, int b)
 
 int main(void)
 {
-    int *staging = NULL, *dev = NULL;
-    int *result = (int *)malloc(BATCHES * N * sizeof(int));
-    int *want = (int *)malloc(BATCHES * N * sizeof(int));
+    int *staging[2] = {NULL, NULL}, *dev = NULL;
+    cudaEvent_t copied[2]; /* copied[k]: staging[k]'s last copy has run */
+    int *result = (int *)checked_malloc(BATCHES * N * sizeof(int));
+    int *want = (int *)checked_malloc(BATCHES * N * sizeof(int));
     cudaStream_t s;
     size_t wrong = 0;
     char name[32];
@@ -40,23 +38,30 @@ int main(void)
     require_gpu_or_skip();
     for (int b = 0; b < BATCHES; b++)
         fill_batch(want + b * N, b);
-    check_cuda(cudaMallocHost((void **)&staging, N * sizeof(int))); /* page-locked */
+    for (int k = 0; k < 2; k++) {
+        check_cuda(cudaMallocHost((void **)&staging[k], N * sizeof(int)));
+        check_cuda(cudaEventCreate(&copied[k]));
+    }
     check_cuda(cudaMalloc((void **)&dev, BATCHES * N * sizeof(int)));
     check_cuda(cudaStreamCreate(&s));
 
-    busy_wait<<<1, 1, 0, s>>>(); /* queued first: every copy below waits behind it */
+    busy_wait<<<1, 1, 0, s>>>(); /* queued first: every copy waits behind it */
     check_launch();
     for (int b = 0; b < BATCHES; b++) {
-        /* BUG: the copy queued for the previous batch has not run yet: it only
-           reads staging when its turn on the stream comes. Refilling staging now
-           replaces the data that copy is still waiting to read. */
-        fill_batch(staging, b);
-        check_cuda(cudaMemcpyAsync(dev + b * N, staging, N * sizeof(int),
+        int k = b % 2; /* fill one buffer while the other's copy waits */
+        /* BUG: a copy reads its buffer only when its turn on the stream comes.
+           The copy that last read staging[k] has not run yet, and refilling
+           staging[k] now replaces the data it is still waiting to read. */
+        fill_batch(staging[k], b);
+        check_cuda(cudaMemcpyAsync(dev + b * N, staging[k], N * sizeof(int),
                                    cudaMemcpyHostToDevice, s));
+        check_cuda(cudaEventRecord(copied[k], s));
     }
-    check_cuda(cudaStreamSynchronize(s));
+    for (int k = 0; k < 2; k++) /* the last copies ran: staging may be freed */
+        check_cuda(cudaEventSynchronize(copied[k]));
 
-    check_cuda(cudaMemcpy(result, dev, BATCHES * N * sizeof(int), cudaMemcpyDeviceToHost));
+    check_cuda(cudaMemcpy(result, dev, BATCHES * N * sizeof(int),
+                          cudaMemcpyDeviceToHost));
     for (int b = 0; b < BATCHES; b++) {
         snprintf(name, sizeof name, "batch %d", b);
         wrong += check_ints(name, result + b * N, want + b * N, N);
@@ -64,7 +69,10 @@ int main(void)
 
     check_cuda(cudaStreamDestroy(s));
     check_cuda(cudaFree(dev));
-    check_cuda(cudaFreeHost(staging));
+    for (int k = 0; k < 2; k++) {
+        check_cuda(cudaEventDestroy(copied[k]));
+        check_cuda(cudaFreeHost(staging[k]));
+    }
     free(want);
     free(result);
     return wrong ? CLINIC_EXIT_WRONG_RESULT : CLINIC_EXIT_OK;

@@ -2,46 +2,49 @@
 page-locked staging array while the memcpy_htod_async that reads it is still
 queued, so every batch on the device holds the last batch's data."""
 import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import clinic_pycuda as clinic
 
 clinic.require_gpu_or_skip()
 
-import numpy as np  # noqa: E402
-import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
-import pycuda.driver as cuda  # noqa: E402
-from pycuda.compiler import SourceModule  # noqa: E402
+import numpy as np
+import pycuda.autoinit  # noqa: F401 (the context, as users create it)
+import pycuda.driver as cuda
+from pycuda.compiler import SourceModule
 
 BATCHES = 4
 N = 1 << 18  # ints per batch: 1 MiB
 
-# Busy-waits 100 ms on the GPU's nanosecond clock: far longer than it takes to
-# fill every batch. It stands for the work still running on the stream when
-# the copies are queued behind it.
+# Waits 100 ms on the GPU's clock: far longer than it takes to fill every
+# batch. It stands for the work still running on the stream when the copies
+# are queued behind it.
 KERNEL_SOURCE = r"""
+#include "clinic_wait.cuh"
+
 __global__ void busy_wait(void)
 {
-    unsigned long long start, now;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    do {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while (now - start < 100000000ull);
+    clinic_gpu_wait_ns(100000000ull);
 }
 """
 
 
 def batch(b):
-    """Batch b holds the numbers b * N to b * N + N - 1, so every batch differs."""
+    """Batch b holds the numbers b * N to b * N + N - 1: every batch
+    differs."""
     return np.arange(b * N, (b + 1) * N, dtype=np.int32)
 
 
 def run():
-    busy_wait = SourceModule(KERNEL_SOURCE).get_function("busy_wait")
+    module = SourceModule(KERNEL_SOURCE, include_dirs=[clinic.COMMON])
+    busy_wait = module.get_function("busy_wait")
     staging = cuda.pagelocked_empty(N, np.int32)
     dev = cuda.mem_alloc(BATCHES * N * 4)
     s = cuda.Stream()
 
-    busy_wait(block=(1, 1, 1), grid=(1, 1), stream=s)  # queued first: the copies wait
+    # Queued first: the copies wait behind it.
+    busy_wait(block=(1, 1, 1), grid=(1, 1), stream=s)
     for b in range(BATCHES):
         # BUG: the copy queued for the previous batch has not run yet: it only
         # reads staging when its turn on the stream comes. Refilling staging
@@ -55,7 +58,8 @@ def run():
     dev.free()
     wrong = 0
     for b in range(BATCHES):
-        wrong += clinic.check_ints("batch %d" % b, result[b * N:(b + 1) * N], batch(b))
+        wrong += clinic.check_ints("batch %d" % b,
+                                   result[b * N:(b + 1) * N], batch(b))
     return clinic.EXIT_WRONG_RESULT if wrong else clinic.EXIT_OK
 
 

@@ -1,31 +1,35 @@
 /**
  * \file broken.cu
  * \brief Chapter 20, broken: a kernel leaves its results in memory it took with
- *        in-kernel malloc() and hands that pointer to the host. cudaMemcpy() and
- *        cudaFree() refuse it with "invalid argument", and the error is not sticky.
+ *        in-kernel malloc() and hands that pointer to the host. cudaMemcpy()
+ *        and cudaFree() refuse it with "invalid argument", and the error is not
+ *        sticky.
  */
 #include "check_cuda.h"
 
 #define N 256
 
 /* One block of n threads: thread 0 takes an array of n ints from the device
-   heap, and every thread writes its square into it. */
+   heap, every thread writes its square into it, and thread 0 hands it on. */
 __global__ void squares_on_heap(int **slot, int n)
 {
     __shared__ int *scratch;
     int i = threadIdx.x;
-    if (i == 0) {
+    if (i == 0)
         scratch = (int *)malloc(n * sizeof(int));
-        /* BUG: the heap pointer goes to the host as if it were the result buffer.
-           Device-heap memory belongs to the kernel side only: no runtime or
-           driver API call accepts it, not cudaMemcpy(), not cudaFree(). */
-        *slot = scratch;
-    }
     __syncthreads(); /* every thread sees scratch */
     if (scratch == NULL)
         return; /* the heap is full (chapter 21) */
     if (i < n)
         scratch[i] = i * i;
+    __syncthreads(); /* every square is in scratch */
+    if (i == 0) {
+        /* BUG: the heap pointer goes to the host as if it were the result
+           buffer. Device-heap memory belongs to the kernel side only: no
+           runtime or driver API call accepts it, not cudaMemcpy(), not
+           cudaFree(). */
+        *slot = scratch;
+    }
 }
 
 /* Gives a device-heap block back to the heap; only device code can. */
@@ -63,18 +67,22 @@ int main(void)
     squares_on_heap<<<1, N>>>(slot, N);
     check_launch();
     check_cuda(cudaMemcpy(&heap, slot, sizeof heap, cudaMemcpyDeviceToHost));
-    printf("heap pointer from the kernel: %s\n", heap != NULL ? "not NULL" : "NULL");
+    printf("heap pointer from the kernel: %s\n",
+           heap != NULL ? "not NULL" : "NULL");
 
-    step("cudaMemcpy from the heap pointer", cudaMemcpy(result, heap, size, cudaMemcpyDeviceToHost));
+    step("cudaMemcpy from the heap pointer",
+         cudaMemcpy(result, heap, size, cudaMemcpyDeviceToHost));
     step("cudaFree of the heap pointer", cudaFree(heap));
     step("cudaGetLastError", cudaGetLastError());
     step("cudaGetLastError again", cudaGetLastError());
     step("cudaMalloc of a new buffer", cudaMalloc((void **)&fresh, size));
-    step("cudaMemcpy into the new buffer", cudaMemcpy(fresh, want, size, cudaMemcpyHostToDevice));
+    step("cudaMemcpy into the new buffer",
+         cudaMemcpy(fresh, want, size, cudaMemcpyHostToDevice));
     step("cudaFree of the new buffer", cudaFree(fresh));
     wrong = check_ints("squares", result, want, N);
 
-    free_on_heap<<<1, 1>>>(heap); /* the heap block lives until device code frees it */
+    /* the heap block lives until device code frees it */
+    free_on_heap<<<1, 1>>>(heap);
     check_launch();
     check_cuda(cudaDeviceSynchronize());
     check_cuda(cudaFree(slot));

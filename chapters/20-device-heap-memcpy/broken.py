@@ -1,16 +1,18 @@
-"""broken.py -- Chapter 20, PyCUDA twin of broken.cu: a kernel leaves its results
-in memory from in-kernel malloc() and hands that pointer to the host, whose
-memcpy_dtoh refuses it; the error is not sticky."""
+"""broken.py -- Chapter 20, PyCUDA twin of broken.cu: a kernel leaves its
+results in memory from in-kernel malloc() and hands that pointer to the host,
+whose memcpy_dtoh refuses it; the error is not sticky."""
 import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import clinic_pycuda as clinic
 
 clinic.require_gpu_or_skip()
 
-import numpy as np  # noqa: E402
-import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
-import pycuda.driver as cuda  # noqa: E402
-from pycuda.compiler import SourceModule  # noqa: E402
+import numpy as np
+import pycuda.autoinit  # noqa: F401 (the context, as users create it)
+import pycuda.driver as cuda
+from pycuda.compiler import SourceModule
 
 N = 256
 
@@ -50,7 +52,7 @@ def step(what, call):
 
 
 def run():
-    result = np.full(N, -1, dtype=np.int32)  # a marker: -1 was never copied back
+    result = np.full(N, -1, dtype=np.int32)  # -1: never copied back
     want = np.arange(N, dtype=np.int32) ** 2
     module = SourceModule(KERNELS)
     squares_on_heap = module.get_function("squares_on_heap")
@@ -61,14 +63,18 @@ def run():
     heap_slot = np.zeros(1, dtype=np.uint64)
     cuda.memcpy_dtoh(heap_slot, slot)
     heap = int(heap_slot[0])
-    print("heap pointer from the kernel: %s" % ("not NULL" if heap != 0 else "NULL"))
+    print("heap pointer from the kernel: %s"
+          % ("not NULL" if heap != 0 else "NULL"))
 
     # BUG: the heap pointer is passed to memcpy_dtoh as if it were the result
-    # buffer. No driver call accepts device-heap memory: cuMemcpyDtoH refuses it.
-    failed = step("memcpy_dtoh from the heap pointer", lambda: cuda.memcpy_dtoh(result, heap))
-    fresh = cuda.mem_alloc(result.nbytes)  # would raise if the error were sticky
+    # buffer. No driver call accepts device-heap memory: cuMemcpyDtoH refuses
+    # it.
+    failed = step("memcpy_dtoh from the heap pointer",
+                  lambda: cuda.memcpy_dtoh(result, heap))
+    fresh = cuda.mem_alloc(result.nbytes)  # raises if the error is sticky
     print("mem_alloc of a new buffer: ok")
-    failed += step("memcpy_htod into the new buffer", lambda: cuda.memcpy_htod(fresh, want))
+    failed += step("memcpy_htod into the new buffer",
+                   lambda: cuda.memcpy_htod(fresh, want))
     fresh.free()
     wrong = clinic.check_ints("squares", result, want)
 

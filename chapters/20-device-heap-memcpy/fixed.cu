@@ -9,8 +9,7 @@
 #define N 256
 
 /* One block of n threads: thread 0 takes an array of n ints from the device
-   heap, every thread writes its square into it, and thread 0 copies the
-   array into out and gives it back to the heap. */
+   heap, every thread writes its square into it, and thread 0 hands it on. */
 __global__ void squares_on_heap(int *out, int n)
 {
     __shared__ int *scratch;
@@ -24,9 +23,9 @@ __global__ void squares_on_heap(int *out, int n)
         scratch[i] = i * i;
     __syncthreads(); /* every square is in scratch */
     if (i == 0) {
-        /* FIX: the results go where the host can reach them: out came from the
-           host's cudaMalloc(). The heap array never leaves the device, and
-           device code frees it, because only device code can. */
+        /* FIX: the results go where the host can reach them: out came from
+           the host's cudaMalloc(). The heap array never leaves the device,
+           and device code frees it, because only device code can. */
         memcpy(out, scratch, n * sizeof(int));
         free(scratch);
     }
@@ -45,7 +44,7 @@ int main(void)
     }
 
     check_cuda(cudaMalloc((void **)&out, size));
-    check_cuda(cudaMemset(out, 0xff, size)); /* every int -1 until the kernel writes it */
+    check_cuda(cudaMemset(out, 0xff, size)); /* -1 until the kernel writes */
     squares_on_heap<<<1, N>>>(out, N);
     check_launch();
     /* A kernel wrote out, but out is still the host's cudaMalloc() buffer: it
@@ -53,5 +52,7 @@ int main(void)
     check_cuda(cudaMemcpy(result, out, size, cudaMemcpyDeviceToHost));
     check_cuda(cudaFree(out));
 
-    return check_ints("squares", result, want, N) ? CLINIC_EXIT_WRONG_RESULT : CLINIC_EXIT_OK;
+    if (check_ints("squares", result, want, N))
+        return CLINIC_EXIT_WRONG_RESULT;
+    return CLINIC_EXIT_OK;
 }

@@ -1,16 +1,18 @@
-"""fixed.py -- Chapter 20, PyCUDA twin of fixed.cu: the kernel copies its results
-from its device-heap array into a buffer from mem_alloc and frees the heap array
-itself; the host copies that buffer straight back."""
+"""fixed.py -- Chapter 20, PyCUDA twin of fixed.cu: the kernel copies its
+results from its device-heap array into a buffer from mem_alloc and frees the
+heap array itself; the host copies that buffer straight back."""
 import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import clinic_pycuda as clinic
 
 clinic.require_gpu_or_skip()
 
-import numpy as np  # noqa: E402
-import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
-import pycuda.driver as cuda  # noqa: E402
-from pycuda.compiler import SourceModule  # noqa: E402
+import numpy as np
+import pycuda.autoinit  # noqa: F401 (the context, as users create it)
+import pycuda.driver as cuda
+from pycuda.compiler import SourceModule
 
 N = 256
 
@@ -38,13 +40,13 @@ __global__ void squares_on_heap(int *out, int n)
 
 
 def run():
-    result = np.full(N, -1, dtype=np.int32)  # a marker: -1 was never copied back
+    result = np.full(N, -1, dtype=np.int32)  # -1: never copied back
     want = np.arange(N, dtype=np.int32) ** 2
     module = SourceModule(KERNELS)
     squares_on_heap = module.get_function("squares_on_heap")
 
     out = cuda.mem_alloc(result.nbytes)
-    cuda.memset_d32(out, 0xFFFFFFFF, N)  # every int -1 until the kernel writes it
+    cuda.memset_d32(out, 0xFFFFFFFF, N)  # every int -1 until written
     squares_on_heap(out, np.int32(N), block=(N, 1, 1), grid=(1, 1))
     # A kernel wrote out, but out is still a mem_alloc buffer: it is copied
     # straight back, with no device-to-device "staging" copy.

@@ -6,11 +6,12 @@
  */
 #include "check_cuda.h"
 
-#define THREADS 1024     /* one block */
+#define THREADS 1024      /* one block */
 #define SCRATCH_INTS 8192 /* 32 KiB a thread, 32 MiB for the block */
 
 /* Every thread takes a scratch array from the device heap, fills it with its
-   own index t, and writes the sum of the array, t * SCRATCH_INTS, to sums[t]. */
+   own index t, and writes the sum of the array, t * SCRATCH_INTS, to
+   sums[t]. */
 __global__ void sum_on_heap(int *sums)
 {
     int t = threadIdx.x;
@@ -19,10 +20,11 @@ __global__ void sum_on_heap(int *sums)
     /* BUG: malloc() returns NULL when the heap cannot serve the request, and
        nothing here looks. The heap has its default size, 8 MiB, and the block
        asks for 32 MiB, so some threads write through NULL. */
-    for (int j = 0; j < SCRATCH_INTS; j++)
+    int n = SCRATCH_INTS;
+    for (int j = 0; j < n; j++)
         scratch[j] = t;
     __syncthreads(); /* here every thread holds its array: 32 MiB at once */
-    for (int j = 0; j < SCRATCH_INTS; j++)
+    for (int j = 0; j < n; j++)
         sum += scratch[j];
     free(scratch);
     sums[t] = sum;
@@ -38,8 +40,9 @@ int main(void)
         host[t] = -1; /* a marker: any -1 left over was never copied back */
         want[t] = t * SCRATCH_INTS;
     }
-    printf("%d threads, each malloc(%d) in the kernel: %d MiB in all\n", THREADS,
-           (int)(SCRATCH_INTS * sizeof(int)), (int)(THREADS * SCRATCH_INTS * sizeof(int) >> 20));
+    printf("%d threads, each malloc(%d) in the kernel: %d MiB in all\n",
+           THREADS, (int)(SCRATCH_INTS * sizeof(int)),
+           (int)(THREADS * SCRATCH_INTS * sizeof(int) >> 20));
 
     check_cuda(cudaMalloc((void **)&sums, sizeof host));
     sum_on_heap<<<1, THREADS>>>(sums);
@@ -47,5 +50,7 @@ int main(void)
     check_cuda(cudaMemcpy(host, sums, sizeof host, cudaMemcpyDeviceToHost));
     check_cuda(cudaFree(sums));
 
-    return check_ints("sums", host, want, THREADS) ? CLINIC_EXIT_WRONG_RESULT : CLINIC_EXIT_OK;
+    if (check_ints("sums", host, want, THREADS))
+        return CLINIC_EXIT_WRONG_RESULT;
+    return CLINIC_EXIT_OK;
 }

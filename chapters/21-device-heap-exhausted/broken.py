@@ -1,16 +1,19 @@
-"""broken.py -- Chapter 21, PyCUDA twin of broken.cu: the 1024 threads of a kernel
-each malloc() 32 KiB, 32 MiB in all, from the default device heap of 8 MiB; some
-malloc() calls return NULL, the kernel writes through NULL, and the GPU faults."""
+"""broken.py -- Chapter 21, PyCUDA twin of broken.cu: the 1024 threads of a
+kernel each malloc() 32 KiB, 32 MiB in all, from the default device heap of
+8 MiB; some malloc() calls return NULL, the kernel writes through NULL, and the
+GPU faults."""
 import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import clinic_pycuda as clinic
 
 clinic.require_gpu_or_skip()
 
-import numpy as np  # noqa: E402
-import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
-import pycuda.driver as cuda  # noqa: E402
-from pycuda.compiler import SourceModule  # noqa: E402
+import numpy as np
+import pycuda.autoinit  # noqa: F401 (the context, as users create it)
+import pycuda.driver as cuda
+from pycuda.compiler import SourceModule
 
 THREADS = 1024  # one block
 SCRATCH_INTS = 8192  # 32 KiB a thread, 32 MiB for the block
@@ -38,7 +41,8 @@ __global__ void sum_on_heap(int *sums)
 
 
 def run():
-    host = np.full(THREADS, -1, dtype=np.int32)  # a marker: -1 was never copied back
+    # A marker: -1 was never copied back.
+    host = np.full(THREADS, -1, dtype=np.int32)
     want = np.arange(THREADS, dtype=np.int32) * SCRATCH_INTS
     print("%d threads, each malloc(%d) in the kernel: %d MiB in all"
           % (THREADS, SCRATCH_INTS * 4, (THREADS * SCRATCH_INTS * 4) >> 20))
@@ -49,7 +53,8 @@ def run():
     sum_on_heap(sums, block=(THREADS, 1, 1), grid=(1, 1))
     # The first call that waits for the kernel raises its fault. The context is
     # broken from then on, so the clean-up PyCUDA does when run() ends fails as
-    # well: it prints a warning to stderr for each failed call, not an exception.
+    # well: it prints a warning to stderr for each failed call, not an
+    # exception.
     cuda.memcpy_dtoh(host, sums)
     sums.free()
     wrong = clinic.check_ints("sums", host, want)

@@ -2,15 +2,17 @@
 128 MiB before the module that uses malloc() is loaded, and the kernel checks
 every malloc() for NULL and counts the failures: there are none."""
 import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import clinic_pycuda as clinic
 
 clinic.require_gpu_or_skip()
 
-import numpy as np  # noqa: E402
-import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
-import pycuda.driver as cuda  # noqa: E402
-from pycuda.compiler import SourceModule  # noqa: E402
+import numpy as np
+import pycuda.autoinit  # noqa: F401 (the context, as users create it)
+import pycuda.driver as cuda
+from pycuda.compiler import SourceModule
 
 THREADS = 1024  # one block
 SCRATCH_INTS = 8192  # 32 KiB a thread, 32 MiB for the block
@@ -45,7 +47,8 @@ __global__ void sum_on_heap(int *sums, int *failures)
 
 
 def run():
-    host = np.full(THREADS, -1, dtype=np.int32)  # a marker: -1 was never copied back
+    # A marker: -1 was never copied back.
+    host = np.full(THREADS, -1, dtype=np.int32)
     want = np.arange(THREADS, dtype=np.int32) * SCRATCH_INTS
     failed = np.zeros(1, dtype=np.int32)
     # FIX: the heap gets its size when the first module that uses malloc() is

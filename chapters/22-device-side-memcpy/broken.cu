@@ -1,7 +1,7 @@
 /**
  * \file broken.cu
- * \brief Chapter 22, broken: a kernel calls cudaMemcpy() to move its results out
- *        of a device-heap scratch array, and nvcc refuses to compile it.
+ * \brief Chapter 22, broken: a kernel calls cudaMemcpy() to move its results
+ *        out of a device-heap scratch array, and nvcc refuses to compile it.
  */
 #include "check_cuda.h"
 
@@ -33,11 +33,13 @@ int main(void)
         want[i] = i * i;
 
     check_cuda(cudaMalloc((void **)&out, bytes));
-    check_cuda(cudaMemset(out, 0xff, bytes)); /* every int -1: the kernel never wrote it */
+    /* every int -1: the kernel never wrote it */
+    check_cuda(cudaMemset(out, 0xff, bytes));
     squares_via_scratch<<<1, 1>>>(out, N);
     check_launch();
     check_cuda(cudaMemcpy(host, out, bytes, cudaMemcpyDeviceToHost));
     check_cuda(cudaFree(out));
 
-    return check_ints("squares", host, want, N) ? CLINIC_EXIT_WRONG_RESULT : CLINIC_EXIT_OK;
+    return check_ints("squares", host, want, N) ? CLINIC_EXIT_WRONG_RESULT
+                                                : CLINIC_EXIT_OK;
 }

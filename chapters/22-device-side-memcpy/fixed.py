@@ -2,15 +2,17 @@
 out of the device-heap scratch array with plain memcpy(), which device code may
 call."""
 import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import clinic_pycuda as clinic
 
 clinic.require_gpu_or_skip()
 
-import numpy as np  # noqa: E402
-import pycuda.autoinit  # noqa: E402,F401  (the context, as users create it)
-import pycuda.driver as cuda  # noqa: E402
-from pycuda.compiler import SourceModule  # noqa: E402
+import numpy as np
+import pycuda.autoinit  # noqa: F401 (the context, as users create it)
+import pycuda.driver as cuda
+from pycuda.compiler import SourceModule
 
 N = 256
 
@@ -37,7 +39,7 @@ def run():
     squares_via_scratch = module.get_function("squares_via_scratch")
 
     out = cuda.mem_alloc(host.nbytes)
-    cuda.memset_d32(out, 0xFFFFFFFF, N)  # every int -1: the kernel never wrote it
+    cuda.memset_d32(out, 0xFFFFFFFF, N)  # -1: the kernel never wrote it
     squares_via_scratch(out, np.int32(N), block=(1, 1, 1), grid=(1, 1))
     cuda.memcpy_dtoh(host, out)
     out.free()

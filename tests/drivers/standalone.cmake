@@ -13,7 +13,7 @@ function(test_names dir out)
   list(SORT lines)
   set(${out} "${lines}" PARENT_SCOPE)
 endfunction()
-test_names("${WHOLE}" whole -L "^${LABEL}$")
+test_names("${WHOLE}" whole -L "^${LABEL}$" -LE "^exercise") # exercise checks: whole project only
 test_names("${ALONE}" alone)
 if(NOT whole)
   message(FATAL_ERROR "the whole project has no test labelled ${LABEL}")

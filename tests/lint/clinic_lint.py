@@ -1,0 +1,657 @@
+#!/usr/bin/env python3
+"""clinic_lint.py -- the structure lint: what every chapter must have.
+
+    python3 tests/lint/clinic_lint.py [ROOT]
+
+ROOT is the repository (default: two folders above this file). Prints one
+line per problem, `path:line: [rule] what to change`, the way a compiler
+does, so that an editor can jump to it and a chapter's author sees the whole
+to-do list at once. Exits 1 when it found a problem, 0 otherwise.
+
+The rules, by the name printed in brackets (CONTRIBUTING.md says the same):
+
+  folder      chapters/NN-slug, numbered 01, 02, ... without a gap.
+  files       broken.cu, fixed.cu, README.md and CMakeLists.txt exist; the
+              CMakeLists.txt calls clinic_chapter(); the README.md at the top
+              links the chapter from its chapter table.
+  record      expected/<prog>.out exists for broken, fixed and every .py twin
+              (and seeds/expected/<seed>.out for every seeds/q*.py); every
+              expected/*.out ends with its closing line, `[exit status: N]`
+              or `[compilation failed]`.
+  fixed-run   expected/fixed.out and expected/fixed.py.out show a run that
+              printed something and exited 0, unless the fixed program errs
+              on purpose: expected/ holds a fixed.<tool> pattern file
+              (fixed.memcheck, ...) or the CMakeLists.txt says FIXED_SANITIZER.
+  header      each .cu opens with `/**`, ` * \\file <name>.cu`, ` * \\brief `,
+              includes check_cuda.h and calls require_gpu_or_skip().
+  marker      broken.cu has a BUG: comment, fixed.cu a FIX: comment.
+  length      broken.cu and fixed.cu have at most 130 lines.
+  width       broken.cu, fixed.cu and the chapter's .py files have no line
+              wider than 80 columns (characters, tabs to 8).
+  diff        the fix is the smallest change (see check_fix_diff()).
+  readme      the title `# NN · ...`; a `**Part: <part>.**` with a known
+              part; the sections Symptom, Cause, Fix, Hint, See it yourself,
+              PyCUDA, Sources, in that order (others may sit between); no
+              PyCUDA code block (```py...).
+  transcript  every output block in the README is in a record, and the
+              README quotes broken.out or fixed.out (see check_transcripts()).
+"""
+
+import os
+import re
+import sys
+
+PARTS = ("allocation", "pointers", "synchronization", "launch configuration",
+         "structs", "streams and pinned memory",
+         "staging of kernel-allocated memory")
+SECTIONS = ("Symptom", "Cause", "Fix", "Hint", "See it yourself", "PyCUDA",
+            "Sources")
+SANITIZER_TOOLS = ("memcheck", "racecheck", "initcheck", "synccheck")
+WAIVER = "Why the fix is larger"
+MAX_LINES = 130
+MAX_COLUMNS = 80
+MAX_FIX_LINES = 15
+WIDTH_REPORTS_PER_FILE = 10
+
+CLOSING_LINE = re.compile(r"\[(exit status: [^]]+|compilation failed)\]")
+CHAPTER_NAME = re.compile(r"^([0-9][0-9])-[a-z0-9]+(-[a-z0-9]+)*$")
+OUTPUT_INFO = ("", "text")  # fence info strings that mark program output
+SANITIZER_PREFIX = re.compile(r"^========= ?")
+
+
+class Problem:
+    """One thing to change: where (repository-relative path, 1-based line or
+    0 for the whole file), which rule, and what to do."""
+
+    def __init__(self, path, line, rule, text):
+        self.path, self.line, self.rule, self.text = path, line, rule, text
+
+    def __str__(self):
+        where = "%s:%d" % (self.path, self.line) if self.line else self.path
+        return "%s: [%s] %s" % (where, self.rule, self.text)
+
+    def __repr__(self):
+        return "Problem(%r)" % str(self)
+
+
+def read_text(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+# ---------------------------------------------------------------- records
+
+def closing_line(text):
+    """The record's closing line without brackets ('exit status: 0',
+    'compilation failed'), or None when the text does not end with one."""
+    match = re.search(r"\[(exit status: [^]]+|compilation failed)\]\n\Z", text)
+    return match.group(1) if match else None
+
+
+def check_record_presence(chapter, rel, names):
+    """Every program has its recorded output (names: the program files)."""
+    problems = []
+    label = "ch" + os.path.basename(chapter)[:2]
+    for name in names:
+        out = name[:-3] + ".out" if name.endswith(".cu") else name + ".out"
+        if not os.path.exists(os.path.join(chapter, "expected", out)):
+            problems.append(Problem(
+                rel + "/expected/" + out, 0, "record",
+                "is not recorded yet (on a GPU host: ctest --preset "
+                "update-expected -L '^%s$')" % label))
+    return problems
+
+
+def check_record_format(path, rel):
+    """A record ends with the line the drivers append to every transcript."""
+    text = read_text(path)
+    if closing_line(text) is None:
+        return [Problem(rel, text.count("\n") or 1, "record",
+                        "not a recorded transcript: the last line must be "
+                        "[exit status: N] (record it again, never by hand)")]
+    return []
+
+
+def faults_on_purpose(chapter):
+    """The fixed program errs on purpose: its sanitizer expectation is a
+    pattern file expected/fixed.<tool>, or (older form) FIXED_SANITIZER."""
+    for tool in SANITIZER_TOOLS:
+        if os.path.exists(os.path.join(chapter, "expected", "fixed." + tool)):
+            return True
+    cmake = os.path.join(chapter, "CMakeLists.txt")
+    return os.path.exists(cmake) and "FIXED_SANITIZER" in read_text(cmake)
+
+
+def check_fixed_run(chapter, rel):
+    """The fixed programs' records show a clean run (issue 13, 1.6)."""
+    problems = []
+    on_purpose = faults_on_purpose(chapter)
+    for out in ("fixed.out", "fixed.py.out"):
+        path = os.path.join(chapter, "expected", out)
+        if not os.path.exists(path):
+            continue
+        text = read_text(path)
+        lines = text.splitlines()
+        where = rel + "/expected/" + out
+        status = closing_line(text)
+        if not [line for line in lines if not CLOSING_LINE.fullmatch(line)]:
+            problems.append(Problem(where, 0, "fixed-run",
+                                    "the recorded fixed run printed nothing: "
+                                    "a fixed program prints its verdict"))
+        if status is not None and status != "exit status: 0" and not on_purpose:
+            problems.append(Problem(
+                where, len(lines), "fixed-run",
+                "the fixed program's recorded run ended with [%s]: fix the "
+                "program so that it exits 0 and record it again, or, if it "
+                "errs on purpose, say so with expected/fixed.<tool>" % status))
+    return problems
+
+
+# ---------------------------------------------------------------- programs
+
+def check_program_header(path, rel, name):
+    problems = []
+    code = read_text(path)
+    if not code.startswith("/**\n * \\file %s\n * \\brief " % name):
+        problems.append(Problem(rel, 1, "header",
+                                "must open with a /** \\file %s + \\brief "
+                                "comment" % name))
+    if '#include "check_cuda.h"' not in code:
+        problems.append(Problem(rel, 0, "header", "does not include the "
+                                "common header check_cuda.h"))
+    if "require_gpu_or_skip();" not in code:
+        problems.append(Problem(rel, 0, "header",
+                                "never calls require_gpu_or_skip()"))
+    return problems
+
+
+def check_marker(path, rel, tag):
+    if tag + ":" not in read_text(path):
+        return [Problem(rel, 0, "marker", "has no %s: comment (mark the %s "
+                        "and say why)" % (tag, "the bug" if tag == "BUG"
+                                          else "the fix"))]
+    return []
+
+
+def check_length(path, rel):
+    count = len(read_text(path).splitlines())
+    if count > MAX_LINES:
+        return [Problem(rel, count, "length",
+                        "%d lines, at most %d: shorten the program by %d lines"
+                        % (count, MAX_LINES, count - MAX_LINES))]
+    return []
+
+
+def check_width(path, rel):
+    problems = []
+    wide = []
+    for number, line in enumerate(read_text(path).splitlines(), 1):
+        columns = len(line.expandtabs(8))
+        if columns > MAX_COLUMNS:
+            wide.append((number, columns))
+    for number, columns in wide[:WIDTH_REPORTS_PER_FILE]:
+        problems.append(Problem(rel, number, "width",
+                                "%d columns, at most %d: wrap this line"
+                                % (columns, MAX_COLUMNS)))
+    rest = wide[WIDTH_REPORTS_PER_FILE:]
+    if rest:
+        problems.append(Problem(rel, rest[0][0], "width", "and %d more lines "
+                                "wider than %d columns: %s" % (
+                                    len(rest), MAX_COLUMNS,
+                                    ", ".join(str(n) for n, _ in rest))))
+    return problems
+
+
+# ---------------------------------------------------------------- the fix diff
+
+def opening_comment_end(lines):
+    """Number of lines of the leading /** ... */ comment (0 if none)."""
+    if not lines or not lines[0].startswith("/**"):
+        return 0
+    for index, line in enumerate(lines):
+        if "*/" in line:
+            return index + 1
+    return len(lines)
+
+
+def comment_spans(lines):
+    """(first, last, text) of each C comment, 0-based lines. Knows string
+    and character literals, so a "//" in a string is not a comment."""
+    spans = []
+    in_block = None  # (first line, text so far) while inside /* ... */
+    for number, line in enumerate(lines):
+        i = 0
+        quote = None
+        while i < len(line):
+            if in_block is not None:
+                end = line.find("*/", i)
+                if end < 0:
+                    in_block = (in_block[0], in_block[1] + line[i:] + "\n")
+                    break
+                spans.append((in_block[0], number, in_block[1] + line[i:end]))
+                in_block = None
+                i = end + 2
+                continue
+            c = line[i]
+            if quote:
+                if c == "\\":
+                    i += 2
+                    continue
+                if c == quote:
+                    quote = None
+            elif c in "\"'":
+                quote = c
+            elif line.startswith("//", i):
+                spans.append((number, number, line[i + 2:]))
+                break
+            elif line.startswith("/*", i):
+                in_block = (number, "")
+                i += 2
+                continue
+            i += 1
+    if in_block is not None:
+        spans.append((in_block[0], len(lines) - 1, in_block[1]))
+    return spans
+
+
+def marker_regions(lines, tag):
+    """The lines (0-based) of each `tag:` region: the comment that holds
+    `tag:` and the lines after it, up to the next blank line or the next line
+    that starts with a comment."""
+    regions = set()
+    for first, last, text in comment_spans(lines):
+        if tag + ":" not in text:
+            continue
+        regions.update(range(first, last + 1))
+        number = last + 1
+        while number < len(lines):
+            stripped = lines[number].strip()
+            if not stripped or stripped.startswith(("/*", "//")):
+                break
+            regions.add(number)
+            number += 1
+    return regions
+
+
+def diff_hunks(old, new):
+    """A minimal line diff (longest common subsequence, like diff(1)): a
+    list of hunks (removed old indices, added new indices), 0-based."""
+    n, m = len(old), len(new)
+    lcs = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        for j in range(m - 1, -1, -1):
+            if old[i] == new[j]:
+                lcs[i][j] = lcs[i + 1][j + 1] + 1
+            else:
+                lcs[i][j] = max(lcs[i + 1][j], lcs[i][j + 1])
+    hunks = []
+    removed, added = [], []
+    i = j = 0
+    while i < n or j < m:
+        if i < n and j < m and old[i] == new[j]:
+            if removed or added:
+                hunks.append((removed, added))
+                removed, added = [], []
+            i += 1
+            j += 1
+        elif j < m and (i == n or lcs[i][j + 1] >= lcs[i + 1][j]):
+            added.append(j)
+            j += 1
+        else:
+            removed.append(i)
+            i += 1
+    if removed or added:
+        hunks.append((removed, added))
+    return hunks
+
+
+def readme_has_waiver(readme_text):
+    """True when the README explains, under '## Why the fix is larger', why
+    the fix cannot be smaller (a heading with some text under it)."""
+    match = re.search(r"^## %s\n(.*?)(?=^## |\Z)" % re.escape(WAIVER),
+                      readme_text, re.M | re.S)
+    return bool(match and match.group(1).strip())
+
+
+def check_fix_diff(chapter, rel):
+    """The broken -> fixed diff is only the fix (issue 14, 2).
+
+    Measured outside each file's opening /** ... */ comment (the \\brief
+    differs by design), with a minimal line diff. Its size is the number of
+    removed plus added lines (a changed line counts twice, as in `git diff
+    --stat`): at most MAX_FIX_LINES. Each hunk (a run of removed and added
+    lines between unchanged ones) must touch a BUG: region of broken.cu (with
+    a removed line) or a FIX: region of fixed.cu (with an added line); see
+    marker_regions(). A README section '## Why the fix is larger' waives both
+    rules, and is itself a problem when the fix keeps to them."""
+    broken_path = os.path.join(chapter, "broken.cu")
+    fixed_path = os.path.join(chapter, "fixed.cu")
+    if not (os.path.exists(broken_path) and os.path.exists(fixed_path)):
+        return []
+    broken = read_text(broken_path).splitlines()
+    fixed = read_text(fixed_path).splitlines()
+    b0, f0 = opening_comment_end(broken), opening_comment_end(fixed)
+    hunks = diff_hunks(broken[b0:], fixed[f0:])
+    bug = marker_regions(broken, "BUG")
+    fix = marker_regions(fixed, "FIX")
+    found = []
+    size = sum(len(removed) + len(added) for removed, added in hunks)
+    if size > MAX_FIX_LINES:
+        found.append(Problem(
+            rel + "/fixed.cu", 0, "diff",
+            "broken.cu -> fixed.cu changes %d lines (%d removed, %d added) "
+            "outside the opening comment, at most %d: keep only the fix, or "
+            "explain under '## %s' in README.md" % (
+                size, sum(len(r) for r, _ in hunks),
+                sum(len(a) for _, a in hunks), MAX_FIX_LINES, WAIVER)))
+    for removed, added in hunks:
+        if any(b0 + i in bug for i in removed) or \
+                any(f0 + j in fix for j in added):
+            continue
+        if added:
+            where, line = "fixed.cu", f0 + added[0] + 1
+        else:
+            where, line = "broken.cu", b0 + removed[0] + 1
+        found.append(Problem(
+            rel + "/" + where, line, "diff",
+            "this change (%d removed, %d added) touches no BUG:/FIX: region: "
+            "make broken.cu and fixed.cu agree here, or mark the change with a "
+            "FIX: comment (on its line or right above it)"
+            % (len(removed), len(added))))
+    readme_path = os.path.join(chapter, "README.md")
+    waived = os.path.exists(readme_path) and \
+        readme_has_waiver(read_text(readme_path))
+    if waived:
+        if not found:
+            return [Problem(rel + "/README.md", 0, "diff",
+                            "'## %s' explains a fix that keeps to the limits "
+                            "(%d changed lines): drop that section"
+                            % (WAIVER, size))]
+        return []
+    return found
+
+
+# ---------------------------------------------------------------- README
+
+def check_readme_structure(text, rel, num):
+    problems = []
+    if not text.startswith("# %s · " % num):
+        problems.append(Problem(rel, 1, "readme",
+                                "the first line must be the title "
+                                "'# %s · ...'" % num))
+    match = re.search(r"\n\*\*Part: ([a-z -]+)\.\*\*", text)
+    if not match or match.group(1) not in PARTS:
+        problems.append(Problem(rel, 0, "readme",
+                                "no '**Part: <part>.**' with a part from: %s"
+                                % ", ".join(PARTS)))
+    headings = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.startswith("## ") and line[3:] not in headings:
+            headings[line[3:]] = number
+    previous = None
+    for section in SECTIONS:
+        if section not in headings:
+            problems.append(Problem(rel, 0, "readme",
+                                    "no '## %s' section (order: %s)"
+                                    % (section, ", ".join(SECTIONS))))
+            continue
+        if previous and headings[section] < headings[previous]:
+            problems.append(Problem(rel, headings[section], "readme",
+                                    "'## %s' must come after '## %s' "
+                                    "(order: %s)"
+                                    % (section, previous, ", ".join(SECTIONS))))
+        previous = section
+    if "```py" in text:
+        number = text[:text.index("```py")].count("\n") + 1
+        problems.append(Problem(rel, number, "readme",
+                                "PyCUDA code belongs in broken.py/fixed.py, "
+                                "which run, not in a code block"))
+    return problems
+
+
+def fenced_blocks(text):
+    """(line of the opening fence, info string, content lines) of each
+    fenced block; the fence's indentation is removed from its lines."""
+    blocks = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        match = re.match(r"^( *)(```+)\s*([^`\s]*)[^`]*$", lines[i])
+        if not match:
+            i += 1
+            continue
+        indent, fence = len(match.group(1)), match.group(2)
+        info = match.group(3)
+        body = []
+        j = i + 1
+        while j < len(lines) and not re.match(r"^ *%s`*\s*$" % fence, lines[j]):
+            line = lines[j]
+            body.append(line[indent:] if line[:indent].strip() == "" else line)
+            j += 1
+        blocks.append((i + 1, info, body))
+        i = j + 1
+    return blocks
+
+
+def line_matches(quoted, recorded):
+    """A quoted line matches a recorded one. '...' in the quoted line stands
+    for any text; the sanitizer's '========= ' prefix may be left out."""
+    parts = quoted.rstrip().split("...")
+    pattern = ".*".join(re.escape(part) for part in parts)
+    recorded = recorded.rstrip()
+    return any(re.fullmatch(pattern, candidate) for candidate in
+               (recorded, SANITIZER_PREFIX.sub("", recorded)))
+
+
+def block_matches(block, record, whole, open_end=False):
+    """The quoted lines appear in the record, one after another; a line
+    that is only '...' stands for any number of record lines. whole: the
+    block must cover the record from its first line to its last (to any
+    line with open_end)."""
+
+    def match_from(b, r):
+        if b == len(block):
+            return not whole or open_end or r == len(record)
+        if block[b].strip() == "...":
+            return any(match_from(b + 1, k) for k in range(r, len(record) + 1))
+        return r < len(record) and line_matches(block[b], record[r]) and \
+            match_from(b + 1, r + 1)
+
+    starts = [0] if whole else range(len(record) + 1)
+    return any(match_from(0, s) for s in starts)
+
+
+def closest_record(block, records, whole):
+    """(name, number of leading block lines found) of the record that holds
+    the longest beginning of the block."""
+    best = (None, 0)
+    for name in sorted(records):
+        for k in range(len(block), 0, -1):
+            if block_matches(block[:k], records[name], whole, open_end=True):
+                break
+        else:
+            k = 0
+        if k > best[1]:
+            best = (name, k)
+    return best
+
+
+def check_transcripts(chapter, text, rel):
+    """Every output block quotes a record (issue 13, 2), and the README
+    quotes at least one of the C programs' transcripts (issue 13, 1.6).
+
+    An output block is a fenced block without an info string (or ```text);
+    code and commands name their language (```c, ```sh). Its lines must
+    appear, one after another, in one of the chapter's expected/*.out. A
+    block that ends with a closing line ([exit status: N]) quotes a whole
+    record, from its first line. '...' as a whole line stands for omitted
+    record lines, '...' within a line for omitted text (an address), and the
+    sanitizer's '========= ' prefix may be left out."""
+    problems = []
+    records = {}
+    expected = os.path.join(chapter, "expected")
+    if os.path.isdir(expected):
+        for name in sorted(os.listdir(expected)):
+            if name.endswith(".out"):
+                path = os.path.join(expected, name)
+                records[name] = read_text(path).splitlines()
+    quoted = set()
+    for number, info, body in fenced_blocks(text):
+        if info not in OUTPUT_INFO or not body:
+            continue
+        whole = CLOSING_LINE.fullmatch(body[-1].strip()) is not None
+        hits = [name for name in sorted(records)
+                if block_matches(body, records[name], whole)]
+        quoted.update(hits)
+        if hits:
+            continue
+        first = body[0].strip()
+        if len(first) > 50:
+            first = first[:47] + "..."
+        name, found = closest_record(body, records, whole)
+        if name and found:
+            detail = ("closest is expected/%s, which has the first %d line(s) "
+                      "but not block line %d, %r: copy the lines from the "
+                      "record" % (name, found, found + 1,
+                                  body[min(found, len(body) - 1)].strip()))
+        else:
+            detail = ("no record has its first line: quote a record, or record "
+                      "this output on the GPU host first (never by hand)")
+        if whole:
+            detail += ("; a block that ends in [exit status: N] quotes a whole "
+                       "record, from its first line")
+        problems.append(Problem(rel, number, "transcript",
+                                "the output block '%s' is in none of "
+                                "expected/*.out; %s" % (first, detail)))
+    if not quoted & {"broken.out", "fixed.out"}:
+        problems.append(Problem(rel, 0, "transcript",
+                                "quotes neither expected/broken.out nor "
+                                "expected/fixed.out: show what a program "
+                                "printed in a ``` block (under Symptom)"))
+    return problems
+
+
+# ---------------------------------------------------------------- the walk
+
+def chapter_folders(root, problems):
+    """The chapter folders in reading order, named and numbered correctly."""
+    base = os.path.join(root, "chapters")
+    checked = []
+    expected_number = 1
+    for name in sorted(os.listdir(base)) if os.path.isdir(base) else []:
+        if not os.path.isdir(os.path.join(base, name)):
+            continue
+        match = CHAPTER_NAME.match(name)
+        if not match:
+            problems.append(Problem("chapters/" + name, 0, "folder",
+                                    "a chapter folder is named NN-slug (lower "
+                                    "case, digits, dashes)"))
+            continue
+        number = int(match.group(1))
+        if number != expected_number:
+            problems.append(Problem("chapters/" + name, 0, "folder",
+                                    "number %s where %02d was due (numbers "
+                                    "are unique, without gaps)"
+                                    % (match.group(1), expected_number)))
+        expected_number = number + 1
+        checked.append(name)
+    return checked
+
+
+def lint_chapter(root, name, top_readme):
+    chapter = os.path.join(root, "chapters", name)
+    rel = "chapters/" + name
+    num = name[:2]
+    problems = []
+    for f in ("broken.cu", "fixed.cu", "README.md", "CMakeLists.txt"):
+        if not os.path.exists(os.path.join(chapter, f)):
+            problems.append(Problem(rel + "/" + f, 0, "files", "is missing"))
+    cmake = os.path.join(chapter, "CMakeLists.txt")
+    if os.path.exists(cmake) and "\nclinic_chapter(" not in read_text(cmake):
+        problems.append(Problem(rel + "/CMakeLists.txt", 0, "files",
+                                "does not call clinic_chapter()"))
+
+    twins = sorted(f for f in os.listdir(chapter) if f.endswith(".py"))
+    programs = ["broken.cu", "fixed.cu"] + twins
+    problems += check_record_presence(chapter, rel, programs)
+    expected = os.path.join(chapter, "expected")
+    if os.path.isdir(expected):
+        for out in sorted(os.listdir(expected)):
+            if out.endswith(".out"):
+                problems += check_record_format(os.path.join(expected, out),
+                                                rel + "/expected/" + out)
+    problems += check_fixed_run(chapter, rel)
+
+    for prog, tag in (("broken", "BUG"), ("fixed", "FIX")):
+        path = os.path.join(chapter, prog + ".cu")
+        if os.path.exists(path):
+            where = rel + "/" + prog + ".cu"
+            problems += check_program_header(path, where, prog + ".cu")
+            problems += check_marker(path, where, tag)
+            problems += check_length(path, where)
+            problems += check_width(path, where)
+    for twin in twins:
+        problems += check_width(os.path.join(chapter, twin), rel + "/" + twin)
+    problems += check_fix_diff(chapter, rel)
+
+    readme = os.path.join(chapter, "README.md")
+    if os.path.exists(readme):
+        text = read_text(readme)
+        problems += check_readme_structure(text, rel + "/README.md", num)
+        problems += check_transcripts(chapter, text, rel + "/README.md")
+    if "(chapters/%s/)" % name not in top_readme:
+        problems.append(Problem("README.md", 0, "files",
+                                "the chapter table has no row linking "
+                                "chapters/%s/" % name))
+    return problems
+
+
+def lint_seeds(root):
+    problems = []
+    seeds = os.path.join(root, "seeds")
+    if not os.path.isdir(seeds):
+        return problems
+    for seed in sorted(os.listdir(seeds)):
+        if re.fullmatch(r"q.*\.py", seed):
+            out = seed[:-3] + ".out"
+            if not os.path.exists(os.path.join(seeds, "expected", out)):
+                problems.append(Problem("seeds/expected/" + out, 0, "record",
+                                        "is not recorded yet (on a GPU host: "
+                                        "ctest --preset update-expected)"))
+    return problems
+
+
+def lint(root):
+    """All problems of the repository at root, and the chapters checked."""
+    problems = []
+    chapters = chapter_folders(root, problems)
+    top = os.path.join(root, "README.md")
+    top_readme = read_text(top) if os.path.exists(top) else ""
+    for name in chapters:
+        problems += lint_chapter(root, name, top_readme)
+    problems += lint_seeds(root)
+    return problems, chapters
+
+
+def main(argv):
+    root = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(
+        os.path.abspath(__file__)), "..", "..")
+    problems, chapters = lint(os.path.abspath(root))
+    for problem in problems:
+        print(problem)
+    if problems:
+        rules = {}
+        for problem in problems:
+            rules[problem.rule] = rules.get(problem.rule, 0) + 1
+        print("structure lint: %d problems (%s) in %d chapters" % (
+            len(problems),
+            ", ".join("%s %d" % rule for rule in sorted(rules.items())),
+            len(chapters)))
+        return 1
+    print("structure lint: %d chapters, numbered 01 to %02d in reading order, "
+          "no problems" % (len(chapters), len(chapters)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,698 @@
+#!/usr/bin/env python3
+"""Unit tests of clinic_lint.py, and its mutants.
+
+    python3 -B tests/lint/test_clinic_lint.py
+
+Each test builds a small repository in a temporary folder (one sample
+chapter that passes every rule), breaks one thing, and asserts that the lint
+names it: file, line where there is one, and rule. A lint that cannot fail
+is a defect, so MUTANTS plants likely lint bugs, one at a time, in a copy of
+clinic_lint.py; MutantTest runs the tests against each and passes only if
+some test fails (the mutant is "killed").
+"""
+
+import contextlib
+import io
+import os
+import shutil
+import sys
+import tempfile
+import types
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import clinic_lint  # noqa: E402
+
+LINT = clinic_lint  # the module under test; MutantTest swaps in a mutant
+
+CH = "chapters/01-sample"
+
+
+def program(name, brief, body):
+    """A lesson program: the opening comment, then body (a list of lines)."""
+    return "\n".join(["/**", " * \\file %s" % name, " * \\brief %s" % brief,
+                      " */", '#include "check_cuda.h"', "", "int main(void)",
+                      "{", "    require_gpu_or_skip();"] + body + ["}", ""])
+
+
+BROKEN_BODY = ["    int n = 4;",
+               "    /* BUG: elements, not bytes. */",
+               "    size_t size = n;",
+               "",
+               '    printf("size %zu\\n", size);',
+               "    return 0;"]
+FIXED_BODY = ["    int n = 4;",
+              "    /* FIX: bytes, from the element type. */",
+              "    size_t size = n * sizeof(int);",
+              "",
+              '    printf("size %zu\\n", size);',
+              "    return 0;"]
+
+README = """# 01 · Sample
+
+**Part: allocation.** A sample chapter.
+
+## Symptom
+
+The program prints:
+
+```
+squares: 3 of 4 elements wrong
+[exit status: 1]
+```
+
+## Cause
+
+Elements where bytes are due.
+
+## Fix
+
+```c
+size_t size = n * sizeof(int);
+```
+
+## Hint
+
+Count bytes.
+
+## See it yourself
+
+```sh
+./build-01/broken
+```
+
+## PyCUDA
+
+The twins do the same.
+
+## Sources
+
+- The manual.
+"""
+
+BROKEN_OUT = "squares: 3 of 4 elements wrong\n[exit status: 1]\n"
+FIXED_OUT = "squares: 0 of 4 elements wrong\n[exit status: 0]\n"
+EXIT_1 = "[exit status: 1]\n"
+FIXED_FAILS = "squares: 0 of 4 elements wrong\n[exit status: 2]\n"
+
+FILES = {
+    "README.md": "| [01](chapters/01-sample/) | sample |\n",
+    CH + "/CMakeLists.txt": "project(ch01)\nclinic_chapter()\n",
+    CH + "/broken.cu": program("broken.cu", "Sample, broken.", BROKEN_BODY),
+    CH + "/fixed.cu": program("fixed.cu", "Sample, fixed.", FIXED_BODY),
+    CH + "/broken.py": "print('squares: 3 of 4 elements wrong')\n",
+    CH + "/fixed.py": "print('squares: 0 of 4 elements wrong')\n",
+    CH + "/README.md": README,
+    CH + "/expected/broken.out": BROKEN_OUT,
+    CH + "/expected/fixed.out": FIXED_OUT,
+    CH + "/expected/broken.py.out": BROKEN_OUT,
+    CH + "/expected/fixed.py.out": FIXED_OUT,
+    "seeds/q000_sample.py": "print('hello')\n",
+    "seeds/expected/q000_sample.out": "hello\n[exit status: 0]\n",
+}
+
+
+class LintCase(unittest.TestCase):
+    """A sample repository in a temporary folder, and helpers to change it."""
+
+    def setUp(self):
+        self.root = tempfile.mkdtemp(prefix="clinic-lint-")
+        self.addCleanup(shutil.rmtree, self.root)
+        for path, text in FILES.items():
+            self.write(path, text)
+
+    def path(self, path):
+        """path in the repository; ~/ stands for the sample chapter."""
+        if path.startswith("~/"):
+            path = CH + path[1:]
+        return os.path.join(self.root, path)
+
+    def write(self, path, text):
+        full = self.path(path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "w", encoding="utf-8") as f:
+            f.write(text)
+
+    def read(self, path):
+        with open(self.path(path), encoding="utf-8") as f:
+            return f.read()
+
+    def replace(self, path, old, new):
+        text = self.read(path)
+        self.assertIn(old, text)
+        self.write(path, text.replace(old, new, 1))
+
+    def remove(self, path):
+        os.remove(self.path(path))
+
+    def problems(self):
+        return [str(p) for p in LINT.lint(self.root)[0]]
+
+    def expect(self, where, rule, *words):
+        """Some problem starts with 'where: [rule]' and holds every word.
+        where is relative to the chapter, or to the root if it starts with /."""
+        found = self.problems()
+        where = where[1:] if where.startswith("/") else CH + "/" + where
+        prefix = "%s: [%s] " % (where, rule)
+        for problem in found:
+            if problem.startswith(prefix) and all(w in problem for w in words):
+                return
+        self.fail("no problem '%s...%s' among:\n  %s"
+                  % (prefix, words, "\n  ".join(found)))
+
+    def assertClean(self):
+        self.assertEqual(self.problems(), [])
+
+
+class CleanTree(LintCase):
+    def test_sample_tree_passes(self):
+        self.assertClean()
+
+    def test_main_exit_status_and_format(self):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.assertEqual(LINT.main(["lint", self.root]), 0)
+        self.remove("~/expected/fixed.out")
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.assertEqual(LINT.main(["lint", self.root]), 1)
+        self.assertIn(CH + "/expected/fixed.out: [record] is not recorded",
+                      out.getvalue())
+
+
+class Folders(LintCase):
+    def test_bad_folder_name(self):
+        os.makedirs(os.path.join(self.root, "chapters/2-Bad"))
+        self.expect("/chapters/2-Bad", "folder", "NN-slug")
+
+    def test_gap_in_numbers(self):
+        os.makedirs(os.path.join(self.root, "chapters/03-gap"))
+        self.expect("/chapters/03-gap", "folder", "number 03 where 02 was due")
+
+
+class Files(LintCase):
+    def test_missing_file(self):
+        self.remove("~/fixed.cu")
+        self.expect("fixed.cu", "files", "is missing")
+
+    def test_cmake_without_clinic_chapter(self):
+        self.write("~/CMakeLists.txt", "project(x)\n")
+        self.expect("CMakeLists.txt", "files", "clinic_chapter()")
+
+    def test_chapter_table_row(self):
+        self.write("README.md", "no table\n")
+        self.expect("/README.md", "files", "chapters/01-sample/")
+
+
+class Records(LintCase):
+    def test_missing_fixed_record(self):
+        self.remove("~/expected/fixed.out")
+        self.expect("expected/fixed.out", "record", "not recorded yet")
+
+    def test_missing_broken_record(self):
+        self.remove("~/expected/broken.out")
+        self.expect("expected/broken.out", "record", "not recorded yet")
+
+    def test_missing_twin_record(self):
+        self.remove("~/expected/broken.py.out")
+        self.expect("expected/broken.py.out", "record", "not recorded yet")
+
+    def test_missing_seed_record(self):
+        self.remove("seeds/expected/q000_sample.out")
+        self.expect("/seeds/expected/q000_sample.out", "record",
+                    "not recorded yet")
+
+    def test_record_without_closing_line(self):
+        self.write("~/expected/broken.py.out", "squares: 3 of 4 wrong\n")
+        self.expect("expected/broken.py.out:1", "record", "[exit status: N]")
+
+    def test_compilation_failed_closes_a_record(self):
+        self.write("~/expected/broken.py.out", "[compilation failed]\n")
+        self.assertClean()
+
+
+class FixedRun(LintCase):
+    def test_fixed_run_that_fails(self):
+        self.write("~/expected/fixed.py.out", FIXED_FAILS)
+        self.expect("expected/fixed.py.out:2", "fixed-run", "[exit status: 2]")
+
+    def test_fixed_cu_run_that_fails(self):
+        self.write("~/expected/fixed.out", "oops\n[stderr]\nbad\n"
+                   "[exit status: 1]\n")
+        self.expect("expected/fixed.out:4", "fixed-run", "[exit status: 1]")
+
+    def test_fixed_that_does_not_compile(self):
+        self.write("~/expected/fixed.out", "x\n[compilation failed]\n")
+        self.expect("expected/fixed.out:2", "fixed-run", "compilation failed")
+
+    def test_pattern_file_says_it_errs_on_purpose(self):
+        self.write("~/expected/fixed.py.out", FIXED_FAILS)
+        self.write("~/expected/fixed.memcheck", "ERROR SUMMARY: 1 error\n")
+        self.assertClean()
+
+    def test_fixed_sanitizer_says_it_errs_on_purpose(self):
+        self.write("~/expected/fixed.py.out", FIXED_FAILS)
+        self.write("~/CMakeLists.txt",
+                   "x\nclinic_chapter(FIXED_SANITIZER memcheck \"1 error\")\n")
+        self.assertClean()
+
+    def test_other_pattern_file_is_no_excuse(self):
+        self.write("~/expected/fixed.py.out", FIXED_FAILS)
+        self.write("~/expected/broken.memcheck", "ERROR SUMMARY: 1 error\n")
+        self.expect("expected/fixed.py.out:2", "fixed-run")
+
+    def test_empty_fixed_record(self):
+        self.write("~/expected/fixed.py.out", "")
+        self.expect("expected/fixed.py.out", "fixed-run", "printed nothing")
+
+    def test_fixed_record_with_only_its_closing_line(self):
+        self.write("~/expected/fixed.py.out", "[exit status: 0]\n")
+        self.expect("expected/fixed.py.out", "fixed-run", "printed nothing")
+
+
+class Programs(LintCase):
+    def test_opening_comment(self):
+        self.replace("~/broken.cu", "\\file broken.cu", "\\file other.cu")
+        self.expect("broken.cu:1", "header", "\\file broken.cu")
+
+    def test_include(self):
+        self.replace("~/fixed.cu", '"check_cuda.h"', "<stdio.h>")
+        self.expect("fixed.cu", "header", "check_cuda.h")
+
+    def test_require_gpu(self):
+        self.replace("~/fixed.cu", "require_gpu_or_skip();", "")
+        self.expect("fixed.cu", "header", "require_gpu_or_skip()")
+
+    def test_bug_marker(self):
+        self.replace("~/broken.cu", "BUG:", "Note:")
+        self.expect("broken.cu", "marker", "BUG:")
+
+    def test_fix_marker(self):
+        self.replace("~/fixed.cu", "FIX:", "Note:")
+        self.expect("fixed.cu", "marker", "FIX:")
+
+    def padded(self, total):
+        """fixed.cu and broken.cu, padded to total lines by the same lines."""
+        for name in ("broken.cu", "fixed.cu"):
+            text = self.read("~/" + name)
+            pad = total - len(text.splitlines())
+            text = text.replace("    return", "    ;\n" * pad + "    return")
+            self.write("~/" + name, text)
+
+    def test_130_lines_pass(self):
+        self.padded(130)
+        self.assertClean()
+
+    def test_131_lines_fail(self):
+        self.padded(131)
+        self.expect("broken.cu:131", "length", "131 lines, at most 130")
+
+    def test_80_columns_pass(self):
+        line = "    return 0; /*" + "x" * 62 + "*/"
+        self.assertEqual(len(line), 80)
+        self.replace("~/fixed.cu", "    return 0;", line)
+        self.replace("~/broken.cu", "    return 0;", line)
+        self.assertClean()
+
+    def test_81_columns_fail(self):
+        line = "    return 0; /*" + "x" * 63 + "*/"
+        self.replace("~/fixed.cu", "    return 0;", line)
+        self.expect("fixed.cu:15", "width", "81 columns, at most 80")
+
+    def test_tab_counts_to_the_next_stop(self):
+        line = "\treturn 0; /*" + "x" * 67 + "*/"
+        self.replace("~/broken.cu", "    return 0;", line)
+        self.expect("broken.cu:15", "width", "89 columns")
+
+    def test_python_twin_width(self):
+        self.write("~/fixed.py", "x = 1\nprint('" + "y" * 80 + "')\n")
+        self.expect("fixed.py:2", "width", "89 columns")
+
+    def test_many_wide_lines_are_summed_up(self):
+        self.write("~/fixed.py", ("#" + "y" * 80 + "\n") * 13)
+        self.expect("fixed.py:11", "width", "and 3 more lines", "11, 12, 13")
+
+
+class FixDiff(LintCase):
+    def broken_body(self, lines):
+        text = program("broken.cu", "Sample, broken.", lines)
+        self.write("~/broken.cu", text)
+
+    def fixed_body(self, lines):
+        self.write("~/fixed.cu", program("fixed.cu", "Sample, fixed.", lines))
+
+    def test_brief_is_outside_the_measure(self):
+        self.write("~/fixed.cu", program(
+            "fixed.cu", "Other words\n *        on two lines.", FIXED_BODY))
+        self.assertClean()
+
+    def test_fifteen_changed_lines_pass(self):
+        body = list(FIXED_BODY)
+        body[2:3] = ["    size_t size = n * 4; /* %d */" % k for k in range(12)]
+        self.fixed_body(body)  # 2 removed (BUG comment, line), 1 + 12 added
+        self.assertClean()
+
+    def test_sixteen_changed_lines_fail(self):
+        body = list(FIXED_BODY)
+        body[2:3] = ["    size_t size = n * 4; /* %d */" % k for k in range(13)]
+        self.fixed_body(body)
+        self.expect("fixed.cu", "diff",
+                    "changes 16 lines (2 removed, 14 added)", "at most 15")
+
+    def test_changed_lines_count_both_sides(self):
+        # 8 lines changed in place: 8 removed + 8 added = 16, over the limit.
+        broken = list(BROKEN_BODY)
+        fixed = list(FIXED_BODY)
+        broken[2:3] = ["    size_t size = n; /* b%d */" % k for k in range(7)]
+        fixed[2:3] = ["    size_t size = 4 * n; /* %d */" % k for k in range(7)]
+        self.broken_body(broken)
+        self.fixed_body(fixed)
+        self.expect("fixed.cu", "diff", "changes 16 lines (8 removed, 8 added)")
+
+    def test_change_outside_the_regions(self):
+        body = list(FIXED_BODY)
+        body[4] = '    printf("bytes %zu\\n", size);'
+        self.fixed_body(body)
+        self.expect("fixed.cu:14", "diff", "touches no BUG:/FIX: region")
+
+    def test_region_ends_at_a_blank_line(self):
+        body = list(FIXED_BODY)
+        body[3:4] = ["", "    size = size;"]  # after the blank line
+        self.fixed_body(body)
+        self.expect("fixed.cu:14", "diff", "touches no BUG:/FIX: region")
+
+    def test_region_ends_at_the_next_comment(self):
+        broken = list(BROKEN_BODY)
+        broken[3:3] = ["    /* another thought */"]
+        self.broken_body(broken)
+        body = list(FIXED_BODY)
+        body[3:3] = ["    /* another thought */", "    size = size;"]
+        self.fixed_body(body)
+        self.expect("fixed.cu:14", "diff", "touches no BUG:/FIX: region")
+
+    def test_trailing_fix_comment_marks_its_line(self):
+        body = list(FIXED_BODY)
+        body[4] = '    printf("bytes %zu\\n", size); /* FIX: say bytes */'
+        self.fixed_body(body)
+        self.assertClean()
+
+    def test_removed_line_in_bug_region(self):
+        broken = list(BROKEN_BODY)
+        broken[2:3] = ["    size_t size = n;", "    size = size;"]
+        self.broken_body(broken)
+        self.assertClean()
+
+    def test_removed_line_outside_bug_region(self):
+        broken = list(BROKEN_BODY)
+        broken[0:0] = ["    int spare = 0;", ""]
+        self.broken_body(broken)
+        self.expect("broken.cu:10", "diff", "(2 removed, 0 added)")
+
+    def test_slash_slash_in_a_string_is_no_comment(self):
+        body = list(FIXED_BODY)
+        body[4] = '    printf("see // FIX: %zu\\n", size);'
+        self.fixed_body(body)
+        self.expect("fixed.cu:14", "diff", "touches no BUG:/FIX: region")
+
+    def waiver(self, text):
+        self.replace("~/README.md", "## Sources",
+                     "## Why the fix is larger\n\n%s## Sources" % text)
+
+    def test_waiver_accepts_a_larger_fix(self):
+        body = list(FIXED_BODY)
+        body[4] = '    printf("bytes %zu\\n", size);'
+        self.fixed_body(body)
+        self.waiver("The printout must change too.\n\n")
+        self.assertClean()
+
+    def test_empty_waiver_is_no_waiver(self):
+        body = list(FIXED_BODY)
+        body[4] = '    printf("bytes %zu\\n", size);'
+        self.fixed_body(body)
+        self.waiver("")
+        self.expect("fixed.cu:14", "diff", "touches no BUG:/FIX: region")
+
+    def test_waiver_of_a_small_fix_is_stale(self):
+        self.waiver("No reason.\n\n")
+        self.expect("README.md", "diff", "drop that section")
+
+    def test_diff_hunks_are_minimal(self):
+        hunks = LINT.diff_hunks(["a", "b", "c", "d"], ["a", "x", "c", "d", "e"])
+        self.assertEqual(hunks, [([1], [1]), ([], [4])])
+
+
+class Readme(LintCase):
+    def test_title(self):
+        self.replace("~/README.md", "# 01 · Sample", "# Sample")
+        self.expect("README.md:1", "readme", "'# 01 · ...'")
+
+    def test_part(self):
+        self.replace("~/README.md", "Part: allocation.", "Part: cooking.")
+        self.expect("README.md", "readme", "**Part: <part>.**")
+
+    def test_missing_hint(self):
+        self.replace("~/README.md", "## Hint\n", "## Hints\n")
+        self.expect("README.md", "readme", "no '## Hint' section")
+
+    def test_sections_in_order(self):
+        text = self.read("~/README.md")
+        hint = "## Hint\n\nCount bytes.\n\n"
+        text = text.replace(hint, "").replace("## Fix\n", hint + "## Fix\n")
+        self.write("~/README.md", text)
+        self.expect("README.md:18", "readme",
+                    "'## Hint' must come after '## Fix'")
+
+    def test_other_sections_may_sit_between(self):
+        self.replace("~/README.md", "## Hint",
+                     "## More about it\n\nYes.\n\n## Hint")
+        self.assertClean()
+
+    def test_no_python_code_block(self):
+        self.replace("~/README.md", "The twins do the same.",
+                     "```python\nimport x\n```")
+        self.expect("README.md:36", "readme", "PyCUDA code belongs")
+
+
+class Transcripts(LintCase):
+    SYMPTOM = "```\nsquares: 3 of 4 elements wrong\n[exit status: 1]\n```"
+
+    def quote(self, block):
+        self.replace("~/README.md", self.SYMPTOM, block)
+
+    def test_wrong_line(self):
+        self.quote("```\nsquares: 2 of 4 elements wrong\n[exit status: 1]\n```")
+        self.expect("README.md:9", "transcript", "squares: 2 of 4",
+                    "none of expected")
+
+    def test_closest_record_is_named(self):
+        self.write("~/expected/broken.out", "a\nb\nc\n[exit status: 1]\n")
+        self.quote("```\na\nb\nx\n```\n\n```\na\nb\nc\n[exit status: 1]\n```")
+        self.expect("README.md:9", "transcript", "expected/broken.out",
+                    "first 2 line(s)", "block line 3, 'x'")
+
+    def test_excerpt(self):
+        self.write("~/expected/broken.out", "a\nb\nc\n[exit status: 1]\n")
+        self.quote("```\nb\nc\n```")
+        self.assertClean()
+
+    def test_excerpt_is_contiguous(self):
+        self.write("~/expected/broken.out", "a\nb\nc\n[exit status: 1]\n")
+        self.quote("```\na\nc\n```")
+        self.expect("README.md:9", "transcript", "block line 2, 'c'")
+
+    def test_elided_lines(self):
+        self.write("~/expected/broken.out", "a\nb\nc\nd\n[exit status: 1]\n")
+        self.quote("```\na\n    ...\nd\n```")
+        self.assertClean()
+
+    def test_elided_text(self):
+        self.write("~/expected/broken.out", "at 0x7f3a in f\n" + EXIT_1)
+        self.quote("```\nat 0x... in f\n```")
+        self.assertClean()
+
+    def test_quoted_line_is_whole(self):
+        self.write("~/expected/broken.out", "at 0x7f3a in f\n" + EXIT_1)
+        self.quote("```\nat 0x7f3a\n```")
+        self.expect("README.md:9", "transcript", "at 0x7f3a")
+
+    def test_sanitizer_prefix_may_be_left_out(self):
+        self.write("~/expected/broken.out",
+                   "========= Invalid write\n=========     at f\n" + EXIT_1)
+        self.quote("```\nInvalid write\n    at f\n```")
+        self.assertClean()
+
+    def test_whole_record_from_its_first_line(self):
+        self.write("~/expected/broken.out", "a\nb\n[exit status: 1]\n")
+        self.quote("```\nb\n[exit status: 1]\n```")
+        self.expect("README.md:9", "transcript", "quotes a whole record")
+
+    def test_text_blocks_are_output(self):
+        self.replace("~/README.md", "## Cause\n",
+                     "## Cause\n\n```text\nnot printed\n```\n")
+        self.expect("README.md:16", "transcript", "'not printed'")
+
+    def test_code_blocks_are_not_output(self):
+        self.replace("~/README.md", "## Cause\n",
+                     "## Cause\n\n```sh\nnot printed\n```\n")
+        self.assertClean()
+
+    def test_indented_block(self):
+        self.replace("~/README.md", "## Cause\n",
+                     "## Cause\n\n1. It prints:\n\n   ```\n"
+                     "   squares: 3 of 4 elements wrong\n   ```\n")
+        self.assertClean()
+
+    def test_must_quote_a_transcript(self):
+        self.quote("(no output shown)")
+        self.expect("README.md", "transcript", "quotes neither")
+
+    def test_a_twin_transcript_is_not_enough(self):
+        self.write("~/expected/broken.py.out", "python says\n" + EXIT_1)
+        self.quote("```\npython says\n[exit status: 1]\n```")
+        self.expect("README.md", "transcript", "quotes neither")
+
+    def test_a_fixed_transcript_is_enough(self):
+        self.quote("```\nsquares: 0 of 4 elements wrong\n[exit status: 0]\n```")
+        self.assertClean()
+
+
+class RealTree(unittest.TestCase):
+    """The lint reads the real repository without an error (what it finds
+    there is the structure.lint test's business)."""
+
+    def test_lints_the_repository(self):
+        problems, chapters = clinic_lint.lint(os.path.join(HERE, "..", ".."))
+        self.assertGreater(len(chapters), 0)
+
+
+FUNCTIONAL = (CleanTree, Folders, Files, Records, FixedRun, Programs, FixDiff,
+              Readme, Transcripts)
+
+# (id, what it plants, text of clinic_lint.py, its mutated form)
+MUTANTS = [
+    ("no_record_presence", "lint missing the record-presence check",
+     "problems += check_record_presence(chapter, rel, programs)",
+     "problems += []"),
+    ("twins_not_recorded", "no record asked of the PyCUDA twins",
+     'programs = ["broken.cu", "fixed.cu"] + twins',
+     'programs = ["broken.cu", "fixed.cu"]'),
+    ("no_seed_records", "seed records not checked",
+     "problems += lint_seeds(root)", "problems += []"),
+    ("any_closing_line", "a record without its closing line accepted",
+     "if closing_line(text) is None:", "if False:"),
+    ("fixed_any_status", "a fixed run's exit status not checked",
+     'status != "exit status: 0"', 'status == "compilation failed"'),
+    ("fixed_always_on_purpose", "every chapter taken to err on purpose",
+     'return os.path.exists(cmake) and "FIXED_SANITIZER" in',
+     "return True or"),
+    ("fixed_pattern_ignored", "expected/fixed.<tool> not taken as waiver",
+     '"fixed." + tool)', '"fixed." + tool + ".none")'),
+    ("fixed_empty_ok", "a fixed record of only its closing line accepted",
+     "if not [line for line in lines if not CLOSING_LINE.fullmatch(line)]:",
+     "if not lines:"),
+    ("header_any", "any /** opening accepted",
+     'code.startswith("/**\\n * \\\\file %s\\n * \\\\brief " % name)',
+     'code.startswith("/**")'),
+    ("no_bug_marker", "BUG: not required",
+     'if tag + ":" not in read_text(path):', "if False:"),
+    ("length_off_by_one", "131 lines accepted", "if count > MAX_LINES:",
+     "if count > MAX_LINES + 1:"),
+    ("width_off_by_one", "81 columns accepted", "if columns > MAX_COLUMNS:",
+     "if columns > MAX_COLUMNS + 1:"),
+    ("width_no_tabs", "a tab counted as one column",
+     "len(line.expandtabs(8))", "len(line)"),
+    ("twins_width_skipped", "the .py twins' width not checked",
+     'check_width(os.path.join(chapter, twin), rel + "/" + twin)', "[]"),
+    ("diff_with_header", "the opening comment counted in the diff",
+     "hunks = diff_hunks(broken[b0:], fixed[f0:])",
+     "hunks = diff_hunks(broken, fixed)"),
+    ("diff_counts_one_side", "a changed line counted once",
+     "sum(len(removed) + len(added) for removed, added in hunks)",
+     "sum(max(len(removed), len(added)) for removed, added in hunks)"),
+    ("diff_limit_off", "16 changed lines accepted",
+     "if size > MAX_FIX_LINES:", "if size > MAX_FIX_LINES + 1:"),
+    ("regions_ignored", "hunks outside the BUG:/FIX: regions accepted",
+     "if any(b0 + i in bug for i in removed) or \\",
+     "if True or \\"),
+    ("region_to_end", "a region running to the end of the file",
+     'if not stripped or stripped.startswith(("/*", "//")):', "if False:"),
+    ("strings_hold_comments", "// inside a string taken for a comment",
+     'elif c in "\\"\'":', "elif False:"),
+    ("empty_waiver", "an empty '## Why the fix is larger' accepted",
+     "return bool(match and match.group(1).strip())", "return bool(match)"),
+    ("waiver_ignored", "the waiver not accepted",
+     "    if waived:", "    if False:"),
+    ("no_hint", "the Hint section not required",
+     '"Fix", "Hint", "See it yourself"', '"Fix", "See it yourself"'),
+    ("order_ignored", "sections in any order",
+     "if previous and headings[section] < headings[previous]:", "if False:"),
+    ("any_part", "any part accepted",
+     "if not match or match.group(1) not in PARTS:", "if not match:"),
+    ("text_blocks_skipped", "```text blocks not checked",
+     'OUTPUT_INFO = ("", "text")', 'OUTPUT_INFO = ("",)'),
+    ("line_prefix_matches", "a quoted line matching a record line's start",
+     "return any(re.fullmatch(pattern, candidate)",
+     "return any(re.match(pattern, candidate)"),
+    ("no_inline_elision", "'...' within a line taken literally",
+     'parts = quoted.rstrip().split("...")', "parts = [quoted.rstrip()]"),
+    ("whole_not_from_start", "a block ending in [exit status] found anywhere",
+     "starts = [0] if whole else range(len(record) + 1)",
+     "starts = range(len(record) + 1)"),
+    ("any_transcript_quoted", "a twin's transcript taken for the C ones'",
+     'if not quoted & {"broken.out", "fixed.out"}:', "if not quoted:"),
+    ("no_table_row", "the chapter table not checked",
+     'if "(chapters/%s/)" % name not in top_readme:', "if False:"),
+    ("gaps_accepted", "chapter numbers with gaps accepted",
+     "if number != expected_number:", "if False:"),
+    ("exit_zero", "main exits 0 with problems",
+     "        return 1\n", "        return 0\n"),
+]
+
+
+def mutant_module(original, mutated):
+    with open(clinic_lint.__file__, encoding="utf-8") as f:
+        source = f.read().replace(original, mutated)
+    module = types.ModuleType("clinic_lint_mutant")
+    module.__file__ = clinic_lint.__file__
+    exec(compile(source, "clinic_lint_mutant", "exec"), module.__dict__)
+    return module
+
+
+def run_functional_tests():
+    """The functional tests against LINT, quietly; the unittest result."""
+    suite = unittest.TestSuite()
+    for case in FUNCTIONAL:
+        suite.addTests(unittest.defaultTestLoader.loadTestsFromTestCase(case))
+    runner = unittest.TextTestRunner(stream=io.StringIO(), verbosity=0)
+    return runner.run(suite)
+
+
+class MutantTest(unittest.TestCase):
+    def test_mutants_are_real(self):
+        """Each mutant's text occurs exactly once, so none goes stale."""
+        with open(clinic_lint.__file__, encoding="utf-8") as f:
+            source = f.read()
+        for ident, _, original, _ in MUTANTS:
+            with self.subTest(mutant=ident):
+                self.assertEqual(source.count(original), 1, original)
+
+    def test_every_mutant_is_killed(self):
+        global LINT
+        for ident, what, original, mutated in MUTANTS:
+            with self.subTest(mutant=ident, plants=what):
+                LINT = mutant_module(original, mutated)
+                try:
+                    result = run_functional_tests()
+                finally:
+                    LINT = clinic_lint
+                self.assertFalse(result.wasSuccessful(),
+                                 "mutant %s (%s) survived" % (ident, what))
+                killers = [str(test).split()[0]
+                           for test, _ in result.failures + result.errors]
+                print("mutant %s killed by %s"
+                      % (ident, ", ".join(killers[:3])))
+
+
+if __name__ == "__main__":
+    unittest.main()

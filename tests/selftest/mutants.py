@@ -1,0 +1,423 @@
+#!/usr/bin/env python3
+"""The self-test must catch the harness's likely bugs. Each mutant below is one
+such bug, planted in a copy of the harness (cmake/, tests/drivers/,
+tests/selftest/, bench/check_csv.py and bench/results/); the self-test part
+that covers the planted file must then fail. tests/CMakeLists.txt registers
+one test per mutant, harness.mutant.<id>.
+
+    mutants.py --work <scratch dir> --only <id> [--generator <gen>]
+               [--cuda-compiler <nvcc>]
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+)
+D = "tests/drivers/clinic_driver.py"
+C = "cmake/clinic.cmake"
+T = "cmake/clinic_tests.cmake"
+L = "bench/check_csv.py"
+
+MUTANTS = [  # (id, what, file, original text, planted text)
+    (
+        "golden_drops_stderr",
+        "the golden transcript drops stderr",
+        D,
+        'text = out + ("[stderr]\\n" + err if err else "")',
+        "text = out",
+    ),
+    (
+        "exit_always_1",
+        "every non-zero exit recorded as 1",
+        D,
+        "str(rc) if rc >= 0 else",
+        "str(min(rc, 1)) if rc >= 0 else",
+    ),
+    (
+        "compare_ignores_blanks",
+        "blanks ignored in the compare",
+        D,
+        "if actual == want:",
+        "if actual.split() == want.split():",
+    ),
+    (
+        "compare_ignores_order",
+        "line order ignored in the compare",
+        D,
+        "if actual == want:",
+        "if sorted(actual.splitlines()) == sorted(want.splitlines()):",
+    ),
+    (
+        "skip_line_starts",
+        "a skip when stdout merely starts with the skip line",
+        D,
+        'm = re.fullmatch(r"\\[SKIPPED\\] ([^\\n]+)\\n", out)',
+        'm = re.match(r"\\[SKIPPED\\] ([^\\n]+)\\n", out)',
+    ),
+    (
+        "skip_line_contained",
+        "a skip when stdout merely contains the skip line",
+        D,
+        'm = re.fullmatch(r"\\[SKIPPED\\] ([^\\n]+)\\n", out)',
+        'm = re.search(r"\\[SKIPPED\\] ([^\\n]+)\\n", out)',
+    ),
+    (
+        "skip_with_stderr",
+        "a skip although stderr is not empty",
+        D,
+        'and m and err == ""',
+        "and m",
+    ),
+    (
+        "skip_any_exit",
+        "a skip on the skip line whatever the exit status",
+        D,
+        "if status == str(SKIP_EXIT) and m",
+        "if m",
+    ),
+    (
+        "no_tool_option",
+        "--tool not passed to compute-sanitizer",
+        D,
+        '            "--tool",\n            a.tool,\n',
+        "args = [",
+    ),
+    (
+        "no_leak_check",
+        "--leak-check full not passed to compute-sanitizer",
+        D,
+        'args += ["--leak-check", "full"]',
+        "args += []",
+    ),
+    (
+        "broken_without_errors_found",
+        "a broken-program sanitizer test passing without errors found",
+        D,
+        "if status != str(SANITIZER_ERRORS):",
+        "if False:",
+    ),
+    (
+        "fixed_status_zero",
+        "the fixed program's sanitizer exit status compared with 0, "
+        "not its record",
+        D,
+        "if status != m.group(1):",
+        'if status != "0":',
+    ),
+    (
+        "sanitizer_patterns_any_order",
+        "the sanitizer patterns matched in any order",
+        D,
+        ".search(report, at)",
+        ".search(report)",
+    ),
+    (
+        "compile_fail_whole_log",
+        "compile-fail patterns matched against the whole log",
+        D,
+        "got = diagnostics(p.stdout)",
+        "got = p.stdout.splitlines()",
+    ),
+    (
+        "compile_fail_any_pattern",
+        "compile-fail: any one pattern instead of every one",
+        D,
+        "if not any(re.search(pattern, line) for line in lines):",
+        "if not any(re.search(q, line) for q in pats for line in lines):",
+    ),
+    (
+        "compile_fail_error_only",
+        "compile-fail patterns replaced by 'error'",
+        D,
+        "pats = patterns(a.patterns_file)",
+        'pats = ["error"]',
+    ),
+    (
+        "compile_fail_builds",
+        "compile-fail accepting a successful build",
+        D,
+        "if p.returncode == 0:",
+        "if False:",
+    ),
+    (
+        "environment_leaks",
+        "CLINIC_DEBUG_SYNC and friends reach the programs",
+        D,
+        "if k not in SCRUBBED}",
+        "if True}",
+    ),
+    (
+        "update_any_value",
+        "update mode on for any value of CLINIC_UPDATE_EXPECTED",
+        D,
+        "if value != UPDATE_TOKEN:",
+        "if False:",
+    ),
+    (
+        "update_on_empty_ci",
+        "update mode allowed when CI is set but empty",
+        D,
+        'if "CI" in os.environ:',
+        'if os.environ.get("CI"):',
+    ),
+    (
+        "update_read_only",
+        "update mode into a read-only checkout",
+        D,
+        "not os.path.isdir(folder)\n        or not os.access(folder, os.W_OK)\n"
+        "        or not os.stat(folder).st_mode & 0o222\n",
+        "not os.path.isdir(folder)\n",
+    ),
+    (
+        "require_ignored",
+        "a requirement that does not fail",
+        D,
+        "if named:",
+        "if False:",
+    ),
+    (
+        "require_unknown_accepted",
+        "an unknown CLINIC_REQUIRE word accepted",
+        D,
+        "if unknown:",
+        "if False:",
+    ),
+    (
+        "require_case_blanks",
+        "CLINIC_REQUIRE's case and blanks not tolerated",
+        D,
+        "w.strip().lower()",
+        "w",
+    ),
+    (
+        "require_cause_only",
+        "a requirement judged by the skip's cause alone",
+        D,
+        "judged = {cause} | set(needs)",
+        "judged = {cause}",
+    ),
+    (
+        "hmm_is_gpu",
+        "an HMM/ATS skip counted as a missing GPU",
+        D,
+        'if cause == "gpu" and HMM_REASON.search(why):',
+        "if False:",
+    ),
+    (
+        "unusable_gpu_skips",
+        "a present but unusable GPU skips",
+        D,
+        "if evidence:",
+        "if False:",
+    ),
+    (
+        "tour_exit0",
+        "the tour exits 0 when a row is not as documented",
+        D,
+        "if failed:",
+        "if False:",
+    ),
+    (
+        "tour_stops_at_skip",
+        "the tour stops judging at the first skip",
+        D,
+        'note = "  (skipped: %s)" % reasons[0]',
+        "break",
+    ),
+    (
+        "tour_no_time_limit",
+        "the tour without a time limit per program",
+        D,
+        "run([program], timeout=timeout)",
+        "run([program])",
+    ),
+    (
+        "skip_not_77",
+        "a skip reported as a pass",
+        T,
+        "SKIP_RETURN_CODE 77",
+        "SKIP_RETURN_CODE 78",
+    ),
+    (
+        "no_broken_golden",
+        "no broken golden tests registered",
+        C,
+        "  foreach(prog IN LISTS programs)\n    clinic_golden_test",
+        "  foreach(prog fixed)\n    clinic_golden_test",
+    ),
+    (
+        "no_pycuda_twins",
+        "PyCUDA twins not registered",
+        C,
+        'if(EXISTS "${src}/${prog}.py")',
+        "if(FALSE)",
+    ),
+    (
+        "only_memcheck",
+        "only memcheck registered",
+        C,
+        "set(CLINIC_SANITIZER_TOOLS memcheck racecheck initcheck synccheck)",
+        "set(CLINIC_SANITIZER_TOOLS memcheck)",
+    ),
+    (
+        "broken_sanitizer_ignored",
+        "expected/broken.<tool> (BROKEN_SANITIZER) ignored",
+        C,
+        'if(EXISTS "${exp}/${prog}.${tool}")',
+        'if(EXISTS "${exp}/${prog}.${tool}" AND prog STREQUAL "fixed")',
+    ),
+    (
+        "fixed_expectation_ignored",
+        "expected/fixed.<tool> (FIXED_SANITIZER) ignored",
+        C,
+        'if(EXISTS "${exp}/${prog}.${tool}")',
+        'if(EXISTS "${exp}/${prog}.${tool}" AND prog STREQUAL "broken")',
+    ),
+    (
+        "compile_errors_elsewhere",
+        "compile-fail patterns not taken from expected/broken.compile-errors",
+        C,
+        'PATTERNS_FILE "${exp}/broken.compile-errors"',
+        'PATTERNS_FILE "${exp}/broken.out"',
+    ),
+    (
+        "one_tool_for_all",
+        "every sanitizer test run with memcheck",
+        T,
+        '"--tool=${arg_TOOL}"',
+        '"--tool=memcheck"',
+    ),
+    (
+        "unknown_arguments_accepted",
+        "clinic_chapter() accepting unknown arguments",
+        C,
+        "if(arg_UNPARSED_ARGUMENTS)",
+        "if(FALSE)",
+    ),
+    (
+        "lab_data_unchecked",
+        "the lab's data-correct check dropped",
+        L,
+        'if r["data_ok"] != "1":\n            raise Fail(\n'
+        '                "%s: the copied data',
+        "if False:\n            raise Fail(\n"
+        '                "%s: the copied data',
+    ),
+    (
+        "lab_pipeline_data_unchecked",
+        "the lab's pipeline data check dropped",
+        L,
+        'if r["data_ok"] != "1":\n            raise Fail(\n'
+        '                "%s: the pipeline',
+        "if False:\n            raise Fail(\n"
+        '                "%s: the pipeline',
+    ),
+    (
+        "lab_pinned_unchecked",
+        "the lab's pinned > pageable check dropped",
+        L,
+        "if not pinned > pageable:",
+        "if False:",
+    ),
+    (
+        "lab_overlap_unchecked",
+        "the lab's overlap check dropped",
+        L,
+        "if not best * OVERLAP_MARGIN <= medians[1]:",
+        "if False:",
+    ),
+    (
+        "lab_accepts_semicolon",
+        "the lab's reader accepting ';' and '\"'",
+        L,
+        "if re.search(r'[;\"]', text):",
+        "if False:",
+    ),
+]
+PART = {D: "drivers", T: "drivers", C: "registration", L: "lab"}
+COPY = (
+    "cmake",
+    "tests/drivers",
+    "tests/selftest",
+    "bench/check_csv.py",
+    "bench/results",
+)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--work")
+    p.add_argument("--only")
+    p.add_argument("--generator", default="")
+    p.add_argument("--cuda-compiler", default="")
+    p.add_argument("--list", action="store_true", help="print the mutant ids")
+    a = p.parse_args()
+    if a.list:
+        print(" ".join(m[0] for m in MUTANTS))
+        return 0
+    found = [m for m in MUTANTS if m[0] == a.only]
+    if not found:
+        print("no mutant '%s' in %s" % (a.only, __file__))
+        return 1
+    _, what, path, original, planted = found[0]
+    tree = os.path.join(os.path.abspath(a.work), "tree")
+    shutil.rmtree(a.work, ignore_errors=True)
+    for part in COPY:
+        src, dst = os.path.join(ROOT, part), os.path.join(tree, part)
+        if os.path.isdir(src):
+            shutil.copytree(src, dst)
+        else:
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy(src, dst)
+    with open(os.path.join(tree, path)) as f:
+        code = f.read()
+    if code.count(original) != 1:
+        print(
+            "mutant '%s': '%s' is not once in %s; update this test"
+            % (what, original, path)
+        )
+        return 1
+    with open(os.path.join(tree, path), "w") as f:
+        f.write(code.replace(original, planted))
+    r = subprocess.run(
+        [
+            sys.executable,
+            os.path.join(tree, "tests", "selftest", "selftest.py"),
+            "--work",
+            os.path.join(a.work, "selftest"),
+            "--part",
+            PART[path],
+            "--generator",
+            a.generator,
+            "--cuda-compiler",
+            a.cuda_compiler,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    if r.returncode == 0:
+        print(
+            "the self-test passes with the mutant '%s' in %s:\n%s"
+            % (what, path, r.stdout)
+        )
+        return 1
+    caught = [
+        line
+        for line in r.stdout.splitlines()
+        if line.startswith("  ")
+        and "CTest says" in line
+        or line.startswith("  ")
+        and not line.startswith("   ")
+    ][:8]
+    print("killed: %s\n%s" % (what, "\n".join(caught)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,396 @@
+#!/usr/bin/env python3
+"""The harness self-test: every layer of the harness must be able to fail.
+
+    --part drivers       configures the fake-program project (CMakeLists.txt
+                         here), runs CTest on it and checks that CTest reports
+                         each test as its name says: pass.* Passed,
+                         fail.* Failed, skip.* Skipped
+    --part registration  configures fake chapters with cmake/clinic.cmake and
+                         checks the tests clinic_chapter() registers, and that
+                         it rejects an unknown argument
+    --part lab           runs bench/check_csv.py on good and planted-bad CSVs
+
+The harness tested is the one this file sits in (mutants.py runs a planted
+copy).
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+ROOT = os.path.dirname(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+)
+CLEAN_ENV = {
+    k: v
+    for k, v in os.environ.items()
+    if k not in ("CLINIC_REQUIRE", "CLINIC_UPDATE_EXPECTED", "CI")
+}
+CLEAN_ENV["CLINIC_SELFTEST_GPU_EVIDENCE"] = (
+    "0"  # this machine's GPU, if any, is not the fakes'
+)
+
+
+def sh(command, **kw):
+    return subprocess.run(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=CLEAN_ENV,
+        **kw
+    )
+
+
+def configure(src, work, args):
+    gen = ["-G", args.generator] if args.generator else []
+    return sh(["cmake", "-S", src, "-B", work] + gen + args.extra)
+
+
+def part_drivers(args, wrong):
+    p = configure(os.path.join(ROOT, "tests", "selftest"), args.work, args)
+    if p.returncode:
+        return wrong.append(
+            "could not configure the self-test project:\n" + p.stdout
+        )
+    junit = os.path.join(args.work, "junit.xml")
+    log = sh(
+        ["ctest", "--test-dir", args.work, "-j", "8", "--output-junit", junit]
+    ).stdout
+    count = 0
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        name, status = case.get("name"), case.get("status")
+        want = name.split(".")[0]
+        got = {"run": "pass", "fail": "fail", "notrun": "skip"}.get(
+            status, status
+        )
+        if got != want:
+            wrong.append(
+                "%s: CTest says %s (%s), it must be %s"
+                % (name, got, status, want)
+            )
+        if name == "fail.tour.hangs" and float(case.get("time")) > 8:
+            wrong.append(
+                "fail.tour.hangs: took %s s; "
+                "the tour did not stop the hung program" % case.get("time")
+            )
+        count += 1
+    if count < 90:
+        wrong.append(
+            "the self-test project ran only %d tests:\n%s" % (count, log)
+        )
+    fakes = os.path.join(args.work, "fakes")
+
+    def text(name):
+        with open(os.path.join(fakes, name)) as f:
+            return f.read()
+
+    if (
+        text("recorded.out")
+        != "squares: 1 of 4 elements wrong\n[exit status: 1]\n"
+    ):
+        wrong.append(
+            "pass.golden.update_mode_records recorded %r" % text("recorded.out")
+        )
+    for name in (
+        "update_1.out",
+        "update_yes.out",
+        "update_true.out",
+        "update_ON.out",
+        "ci.out",
+        "ci_empty.out",
+        "read-only/ro.out",
+        "ok.out",
+    ):
+        if text(name) != "squares: 0 of 4 elements wrong\n[exit status: 0]\n":
+            wrong.append("%s was overwritten outside update mode" % name)
+    report = text("pass.sanitizer.report_recorded.report")
+    if (
+        "0x..." not in report
+        or re.search(r"0x[0-9a-f]|/|\([0-9]", report)
+        or report.count("Invalid __global__ write") != 1
+    ):
+        wrong.append("the recorded sanitizer report is not masked:\n" + report)
+    for name in os.listdir(fakes):
+        if (
+            name.endswith(".report")
+            and name != "pass.sanitizer.report_recorded.report"
+        ):
+            wrong.append(
+                "%s: a sanitizer report recorded outside update mode" % name
+            )
+    if wrong:
+        wrong.append("CTest's log:\n" + log)
+
+
+FAKE_CHAPTERS = {
+    # folder: (clinic_chapter arguments, files)
+    "01-fake-one": (
+        "SERIAL",
+        {
+            "broken.py": "",
+            "fixed.py": "",
+            "expected/broken.memcheck": "Invalid __global__ write\n",
+            "expected/broken.initcheck": "Uninitialized\n",
+            "expected/fixed.memcheck": "ERROR SUMMARY: 1 error\n",
+        },
+    ),
+    "02-fake-two": (
+        "FAULTS",
+        {
+            "fixed.py": "",
+            "expected/broken.compile-errors": "error: one\nerror: two\n",
+        },
+    ),
+}
+TOOLS = ("memcheck", "racecheck", "initcheck", "synccheck")
+WANT_TESTS = {
+    "ch01.broken.golden",
+    "ch01.fixed.golden",
+    "ch01.broken.py.golden",
+    "ch01.fixed.py.golden",
+    "ch01.broken.memcheck",
+    "ch01.broken.initcheck",
+    "ch02.broken.compile_fails",
+    "ch02.fixed.golden",
+    "ch02.fixed.py.golden",
+} | {"ch0%d.fixed.%s" % (n, t) for n in (1, 2) for t in TOOLS}
+
+
+def fake_tree(top, chapters):
+    os.makedirs(top, exist_ok=True)
+    lines = [
+        "cmake_minimum_required(VERSION 3.25)",
+        'include("%s/cmake/clinic.cmake")' % ROOT,
+        "project(registration LANGUAGES C CUDA)",
+    ]
+    for folder, (flags, files) in chapters.items():
+        d = os.path.join(top, "chapters", folder)
+        for name, content in dict(
+            files,
+            **{
+                "broken.cu": "",
+                "fixed.cu": "",
+                "CMakeLists.txt": "clinic_chapter(%s)\n" % flags,
+            }
+        ).items():
+            os.makedirs(os.path.dirname(os.path.join(d, name)), exist_ok=True)
+            with open(os.path.join(d, name), "w") as f:
+                f.write(content)
+        lines.append("add_subdirectory(chapters/%s)" % folder)
+    lines.append(
+        "clinic_tour(%s)" % " ".join("chapters/" + c for c in chapters)
+    )
+    with open(os.path.join(top, "CMakeLists.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def part_registration(args, wrong):
+    src = os.path.join(args.work, "src")
+    fake_tree(src, FAKE_CHAPTERS)
+    p = configure(src, os.path.join(args.work, "build"), args)
+    if p.returncode:
+        return wrong.append(
+            "could not configure the fake chapters:\n" + p.stdout
+        )
+    listing = sh(
+        [
+            "ctest",
+            "--test-dir",
+            os.path.join(args.work, "build"),
+            "--show-only=json-v1",
+        ]
+    )
+    tests = {t["name"]: t for t in json.loads(listing.stdout)["tests"]}
+    if set(tests) != WANT_TESTS:
+        wrong.append(
+            "registered tests: missing %s, unexpected %s"
+            % (sorted(WANT_TESTS - set(tests)), sorted(set(tests) - WANT_TESTS))
+        )
+
+    def arg(name, key):
+        for a in tests.get(name, {}).get("command", []):
+            if a.startswith("--%s=" % key):
+                return a.split("=", 1)[1]
+        return None
+
+    def prop(name, key):
+        for p in tests.get(name, {}).get("properties", []):
+            if p["name"] == key:
+                return p["value"]
+        return None
+
+    exp = os.path.join(src, "chapters", "%s", "expected", "%s")
+    checks = [
+        (
+            "ch01.broken.memcheck",
+            "expect-file",
+            exp % ("01-fake-one", "broken.memcheck"),
+        ),
+        (
+            "ch01.broken.memcheck",
+            "report-record",
+            exp % ("01-fake-one", "broken.memcheck.out"),
+        ),
+        (
+            "ch01.broken.initcheck",
+            "expect-file",
+            exp % ("01-fake-one", "broken.initcheck"),
+        ),
+        (
+            "ch01.fixed.memcheck",
+            "expect-file",
+            exp % ("01-fake-one", "fixed.memcheck"),
+        ),
+        ("ch01.fixed.racecheck", "expect-file", ""),
+        (
+            "ch02.broken.compile_fails",
+            "patterns-file",
+            exp % ("02-fake-two", "broken.compile-errors"),
+        ),
+        ("ch01.broken.golden", "expected", exp % ("01-fake-one", "broken.out")),
+        (
+            "ch01.fixed.py.golden",
+            "expected",
+            exp % ("01-fake-one", "fixed.py.out"),
+        ),
+    ]
+    checks += [
+        ("ch0%d.fixed.%s" % (n, t), "tool", t) for n in (1, 2) for t in TOOLS
+    ]
+    checks += [
+        ("ch01.broken.%s" % t, "tool", t) for t in ("memcheck", "initcheck")
+    ]
+    for name, key, want in checks:
+        if name in tests and arg(name, key) != want:
+            wrong.append(
+                "%s: --%s=%r, not %r" % (name, key, arg(name, key), want)
+            )
+    if arg("ch01.broken.py.golden", "interpreter") is None:
+        wrong.append(
+            "ch01.broken.py.golden: not run with the PyCUDA interpreter"
+        )
+    if prop("ch01.broken.golden", "RUN_SERIAL") is not True:
+        wrong.append(
+            "ch01 is SERIAL, but its golden test does not run serially"
+        )
+    if "gpu_fault" not in (prop("ch02.fixed.golden", "RESOURCE_LOCK") or []):
+        wrong.append("ch02 FAULTS, but its golden test does not lock gpu_fault")
+    bad = os.path.join(args.work, "bad")
+    fake_tree(bad, {"01-misspelt": ("BROKEN_SANITISER memcheck x", {})})
+    p = configure(bad, os.path.join(args.work, "bad-build"), args)
+    if p.returncode == 0 or "unknown arguments" not in p.stdout:
+        wrong.append(
+            "clinic_chapter(BROKEN_SANITISER ...) did not stop the configure:\n"
+            + p.stdout
+        )
+
+
+def part_lab(args, wrong):
+    checker = os.path.join(ROOT, "bench", "check_csv.py")
+    results = os.path.join(ROOT, "bench", "results")
+
+    def case(name, edit, must_pass):
+        d = os.path.join(args.work, name)
+        shutil.copytree(results, d)
+        if edit:
+            edit(d)
+        p = sh([sys.executable, checker, "--dir", d])
+        if (p.returncode == 0) != must_pass:
+            wrong.append(
+                "lab %s: check_csv.py exited %d:\n%s"
+                % (name, p.returncode, p.stdout)
+            )
+
+    def rewrite(d, name, fn):
+        path = os.path.join(d, name)
+        with open(path) as f:
+            rows = f.read().splitlines()
+        rows = [rows[0]] + [fn(r.split(",")) for r in rows[1:]]
+        with open(path, "w") as f:
+            f.write("\n".join(rows) + "\n")
+
+    def set_col(name, col, value, when=lambda r: True):
+        def fn(r):
+            if when(r):
+                r[col] = value(r) if callable(value) else value
+            return ",".join(r)
+
+        return lambda d: rewrite(d, name, fn)
+
+    case("good", None, True)
+    case(
+        "bandwidth_data_wrong",
+        set_col("bandwidth.csv", 10, "0", lambda r: r[0] == "D2H"),
+        False,
+    )
+    case(
+        "overlap_data_wrong",
+        set_col("overlap.csv", 14, "0", lambda r: r[0] == "3"),
+        False,
+    )
+    # pinned no faster than pageable: every pinned row as slow as 0.5 GB/s
+    case(
+        "pinned_not_faster",
+        set_col("bandwidth.csv", 7, "0.500", lambda r: r[1] == "pinned"),
+        False,
+    )
+    # no overlap: every stream count takes as long as one stream
+    case(
+        "no_overlap",
+        set_col("overlap.csv", slice(4, 7), lambda r: [r[7]] * 3),
+        False,
+    )
+    case(
+        "semicolon",
+        set_col("bandwidth.csv", 9, "0;1", lambda r: r[0] == "H2D"),
+        False,
+    )
+    case(
+        "quote",
+        set_col("overlap.csv", 9, '"2.5"', lambda r: r[0] == "2"),
+        False,
+    )
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--work", required=True)
+    p.add_argument(
+        "--part", required=True, choices=("drivers", "registration", "lab")
+    )
+    p.add_argument("--generator", default="")
+    p.add_argument("--cuda-compiler", default="")
+    args = p.parse_args()
+    args.extra = (
+        ["-DCMAKE_CUDA_COMPILER=" + args.cuda_compiler]
+        if args.cuda_compiler
+        else []
+    )
+    args.work = os.path.abspath(args.work)
+    if os.path.isdir(args.work):
+        for dirpath, dirnames, _ in os.walk(
+            args.work
+        ):  # the read-only fake folder
+            for d in dirnames:
+                os.chmod(os.path.join(dirpath, d), 0o755)
+    shutil.rmtree(args.work, ignore_errors=True)
+    wrong = []
+    globals()["part_" + args.part](args, wrong)
+    if wrong:
+        print(
+            "the harness does not judge as it should (%s):\n  %s"
+            % (args.part, "\n  ".join(wrong))
+        )
+        return 1
+    print("the harness's %s judge as they should" % args.part)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
