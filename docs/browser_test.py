@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""browser_test.py -- open the built docs site in headless Chromium and check it.
+"""browser_test.py -- open the built docs site in headless Chromium and \
+check it.
 
     browser_test.py --site build/docs/html --screenshots build/docs/screenshots
-                    [--chromium /usr/bin/chromium] [--chromedriver /usr/bin/chromedriver]
+                    [--chromium /usr/bin/chromium]
+                    [--chromedriver /usr/bin/chromedriver]
                     [--chapters 01-a,02-b,...]
 
 Selenium drives Debian's Chromium through chromedriver (Debian 12:
@@ -27,9 +29,10 @@ the main page is opened, and after its scripts have run the test checks:
   - at phone width the menu reaches Chapters, the symptom index and the
     myths, and no link of the symptom index is off-screen.
 It saves screenshots of what it checked (the main page, the six searches, the
-phone menu, a chapter with its fix folded) in --screenshots. Exit status 0 when all is well,
-1 with a list of the failures otherwise.
+phone menu, a chapter with its fix folded) in --screenshots. Exit status 0
+when all is well, 1 with a list of the failures otherwise.
 """
+
 import argparse
 import functools
 import http.server
@@ -50,8 +53,10 @@ from selenium.webdriver.support.ui import WebDriverWait
 DESKTOP = (1280, 900)
 PHONE = (390, 844)
 NARROW = 420  # the width the symptom table must fit
-LITERAL_MARKUP = re.compile(r"\*\*|</?(strong|tt|b|em|code)>|@ref\b|@subpage\b|\\anchor\b|"
-                            r"\\htmlonly|\{#[a-z]|`")
+LITERAL_MARKUP = re.compile(
+    r"\*\*|</?(strong|tt|b|em|code)>|@ref\b|@subpage\b|\\anchor\b|"
+    r"\\htmlonly|\{#[a-z]|`"
+)
 FAILURES = []
 
 
@@ -75,27 +80,47 @@ def serve(site):
 def start_browser(chromium, chromedriver):
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--hide-scrollbars", "--force-color-profile=srgb",
-                "--window-size=%d,%d" % DESKTOP, "--lang=en-US"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--hide-scrollbars",
+        "--force-color-profile=srgb",
+        "--window-size=%d,%d" % DESKTOP,
+        "--lang=en-US",
+    ):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=Service(executable_path=chromedriver), options=options)
+    return webdriver.Chrome(
+        service=Service(executable_path=chromedriver), options=options
+    )
 
 
 def set_viewport(driver, size, mobile=False):
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-        "width": size[0], "height": size[1], "deviceScaleFactor": 1, "mobile": mobile})
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {
+            "width": size[0],
+            "height": size[1],
+            "deviceScaleFactor": 1,
+            "mobile": mobile,
+        },
+    )
 
 
 def wait_ready(driver, timeout=15):
     WebDriverWait(driver, timeout).until(
-        lambda d: d.execute_script("return document.readyState") == "complete")
+        lambda d: d.execute_script("return document.readyState") == "complete"
+    )
     # The navigation tree is filled in by scripts after the page has loaded.
     try:
-        WebDriverWait(driver, timeout).until(lambda d: d.execute_script(
-            "var t = document.getElementById('nav-tree');"
-            "return !t || t.querySelectorAll('a[href]').length > 1;"))
+        WebDriverWait(driver, timeout).until(
+            lambda d: d.execute_script(
+                "var t = document.getElementById('nav-tree');"
+                "return !t || t.querySelectorAll('a[href]').length > 1;"
+            )
+        )
     except TimeoutException:
         fail("%s: the navigation tree stayed empty" % driver.current_url)
     time.sleep(0.15)  # scripts started on 'load' (theme extensions)
@@ -104,13 +129,17 @@ def wait_ready(driver, timeout=15):
 def script_errors(driver):
     errors = []
     for entry in driver.get_log("browser"):
-        if entry.get("level") == "SEVERE" and "favicon.ico" not in entry.get("message", ""):
+        if entry.get("level") == "SEVERE" and "favicon.ico" not in entry.get(
+            "message", ""
+        ):
             errors.append(entry["message"])
     return errors
 
 
-PAGE_FACTS_JS = r"""
-var skip = 'pre, code, tt, kbd, .fragment, script, style, textarea, #clinic-search-results, #MSearchResultsWindow, #MSearchSelectWindow';
+PAGE_FACTS_JS = (
+    r"""
+var skip = 'pre, code, tt, kbd, .fragment, script, style, textarea, """
+    r"""#clinic-search-results, #MSearchResultsWindow, #MSearchSelectWindow';
 var texts = [];
 var walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
 var n;
@@ -122,15 +151,18 @@ while ((n = walker.nextNode())) {
 }
 var ids = [];
 document.querySelectorAll('[id]').forEach(function (e) { ids.push(e.id); });
-document.querySelectorAll('a[name]').forEach(function (e) { ids.push(e.getAttribute('name')); });
+document.querySelectorAll('a[name]').forEach(function (e) { """
+    r"""ids.push(e.getAttribute('name')); });
 var links = [];
 document.querySelectorAll('a[href]').forEach(function (a) {
-  links.push([a.getAttribute('href'), a.href, (a.textContent || '').trim().slice(0, 60)]);
+  links.push([a.getAttribute('href'), a.href, """
+    r"""(a.textContent || '').trim().slice(0, 60)]);
 });
 var title = document.querySelector('.title');
 return {text: texts, ids: ids, links: links, docTitle: document.title,
         pageTitle: title ? title.textContent.trim() : ''};
 """
+)
 
 
 def crawl(driver, base, site):
@@ -157,19 +189,37 @@ def crawl(driver, base, site):
         for t in facts["text"]:
             m = LITERAL_MARKUP.search(t)
             if m:
-                fail("%s: literal markup %r in the text: %r" % (path, m.group(0), t.strip()[:120]))
+                fail(
+                    "%s: literal markup %r in the text: %r"
+                    % (path, m.group(0), t.strip()[:120])
+                )
         for raw, absolute, text in facts["links"]:
             if raw.startswith("javascript:") or raw == "#":
                 continue
             url = urllib.parse.urlsplit(absolute)
             if not absolute.startswith(base):
-                if url.scheme in ("http", "https", "mailto") and url.hostname not in ("127.0.0.1", "localhost"):
+                if url.scheme in (
+                    "http",
+                    "https",
+                    "mailto",
+                ) and url.hostname not in ("127.0.0.1", "localhost"):
                     continue  # the outside world is not checked here
                 fail("%s: link %r (%s) leaves the site" % (path, raw, text))
                 continue
-            target = urllib.parse.unquote(url.path[len(urllib.parse.urlsplit(base).path):]) or "index.html"
-            links.append((path, target, urllib.parse.unquote(url.fragment), text))
-            if target.endswith(".html") and target not in seen and "/" not in target:
+            target = (
+                urllib.parse.unquote(
+                    url.path[len(urllib.parse.urlsplit(base).path) :]
+                )
+                or "index.html"
+            )
+            links.append(
+                (path, target, urllib.parse.unquote(url.fragment), text)
+            )
+            if (
+                target.endswith(".html")
+                and target not in seen
+                and "/" not in target
+            ):
                 if os.path.isfile(os.path.join(site, target)):
                     seen.add(target)
                     queue.append(target)
@@ -182,7 +232,10 @@ def check_links(pages, links, site):
             fail("%s: broken link to %s (%r)" % (page, target, text))
             continue
         if frag and target in pages and frag not in pages[target]["ids"]:
-            fail("%s: link to %s#%s (%r): no such anchor" % (page, target, frag, text))
+            fail(
+                "%s: link to %s#%s (%r): no such anchor"
+                % (page, target, frag, text)
+            )
 
 
 def check_chapters(driver, base, pages, chapters):
@@ -190,22 +243,37 @@ def check_chapters(driver, base, pages, chapters):
         num = folder[:2]
         path = "ch%s.html" % num
         if path not in pages:
-            fail("chapter %s: %s is not reachable from the main page" % (folder, path))
+            fail(
+                "chapter %s: %s is not reachable from the main page"
+                % (folder, path)
+            )
             continue
         facts = pages[path]
         if not facts["pageTitle"].startswith(num):
-            fail("%s: title %r does not start with the chapter number" % (path, facts["pageTitle"]))
-        for anchor in ("ch%s-the-programs" % num, "ch%s-the-fix-as-a-diff" % num, "ch%s-recorded-output" % num):
+            fail(
+                "%s: title %r does not start with the chapter number"
+                % (path, facts["pageTitle"])
+            )
+        for anchor in (
+            "ch%s-the-programs" % num,
+            "ch%s-the-fix-as-a-diff" % num,
+            "ch%s-recorded-output" % num,
+        ):
             if anchor not in facts["ids"]:
                 fail("%s: no section %s" % (path, anchor))
     # The theme's extensions are at work on a chapter page.
     if chapters and os.path.isfile(os.path.join(SITE, "doxygen-awesome.css")):
         driver.get(base + "ch%s.html" % chapters[0][:2])
         wait_ready(driver)
-        for what, css in (("copy buttons", "doxygen-awesome-fragment-copy-button"),
-                          ("dark mode toggle", "doxygen-awesome-dark-mode-toggle"),
-                          ("interactive table of contents", ".contents > .toc.interactive"),
-                          ("coloured diff", ".clinic-diff .line.add, .clinic-diff .line.del")):
+        for what, css in (
+            ("copy buttons", "doxygen-awesome-fragment-copy-button"),
+            ("dark mode toggle", "doxygen-awesome-dark-mode-toggle"),
+            ("interactive table of contents", ".contents > .toc.interactive"),
+            (
+                "coloured diff",
+                ".clinic-diff .line.add, .clinic-diff .line.del",
+            ),
+        ):
             if not driver.find_elements(By.CSS_SELECTOR, css):
                 fail("ch%s.html: no %s (%s)" % (chapters[0][:2], what, css))
 
@@ -214,33 +282,58 @@ def check_navtree(driver, base, chapters):
     driver.get(base + "index.html")
     wait_ready(driver)
     try:
-        item = driver.find_element(By.XPATH, "//div[@id='nav-tree']//a[contains(@href,'chapters.html')]")
-        # Doxygen's tree: <div class="item"><a><span class="arrow"/></a><span class="label"><a/></span>
-        arrow = item.find_element(By.XPATH, "./ancestor::div[contains(@class,'item')][1]"
-                                            "/a[span[contains(@class,'arrow')]]")
+        item = driver.find_element(
+            By.XPATH,
+            "//div[@id='nav-tree']//a[contains(@href,'chapters.html')]",
+        )
+        # Doxygen's tree: <div class="item">
+        #   <a><span class="arrow"/></a><span class="label"><a/></span>
+        arrow = item.find_element(
+            By.XPATH,
+            "./ancestor::div[contains(@class,'item')][1]"
+            "/a[span[contains(@class,'arrow')]]",
+        )
         arrow.click()
-        WebDriverWait(driver, 10).until(lambda d: any(
-            a.is_displayed() for a in d.find_elements(
-                By.XPATH, "//div[@id='nav-tree']//a[contains(@href,'part-')]")))
+        WebDriverWait(driver, 10).until(
+            lambda d: any(
+                a.is_displayed()
+                for a in d.find_elements(
+                    By.XPATH,
+                    "//div[@id='nav-tree']//a[contains(@href,'part-')]",
+                )
+            )
+        )
     except (WebDriverException, TimeoutException) as e:
-        fail("navigation tree: the Chapters entry does not open to show the parts (%s)"
-             % e.__class__.__name__)
+        fail(
+            "navigation tree: the Chapters entry does not open to show "
+            "the parts (%s)" % e.__class__.__name__
+        )
     if chapters:
         path = "ch%s.html" % chapters[-1][:2]
         driver.get(base + path)
         wait_ready(driver)
         try:
-            WebDriverWait(driver, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#nav-tree #selected"))
-            label = driver.find_element(By.CSS_SELECTOR, "#nav-tree #selected").text.strip()
+            WebDriverWait(driver, 10).until(
+                lambda d: d.find_elements(
+                    By.CSS_SELECTOR, "#nav-tree #selected"
+                )
+            )
+            label = driver.find_element(
+                By.CSS_SELECTOR, "#nav-tree #selected"
+            ).text.strip()
             if not label.startswith(chapters[-1][:2]):
-                fail("navigation tree on %s selects %r, not the chapter" % (path, label))
+                fail(
+                    "navigation tree on %s selects %r, not the chapter"
+                    % (path, label)
+                )
         except TimeoutException:
             fail("navigation tree on %s: nothing selected" % path)
 
 
 def search(driver, query, fresh=False):
     """Clicks the search box and types the query, as a person does; returns the
-    hrefs of the results shown. fresh: the box has not been used on this page."""
+    hrefs of the results shown. fresh: the box has not been used on this page.
+    """
     field = driver.find_element(By.ID, "MSearchField")
     field.click()
     if not fresh:  # clear what the last query left, as a person would
@@ -251,24 +344,34 @@ def search(driver, query, fresh=False):
     if typed != query:
         fail("search: typed %r, but the box holds %r" % (query, typed))
     try:
-        WebDriverWait(driver, 10).until(lambda d: d.execute_script(
-            "var p = document.getElementById('clinic-search-results');"
-            "return p && !p.hidden && p.children.length > 0;"))
+        WebDriverWait(driver, 10).until(
+            lambda d: d.execute_script(
+                "var p = document.getElementById('clinic-search-results');"
+                "return p && !p.hidden && p.children.length > 0;"
+            )
+        )
     except TimeoutException:
         fail("search %r: no results panel" % query)
         return []
-    return [a.get_attribute("href") for a in
-            driver.find_elements(By.CSS_SELECTOR, "#clinic-search-results a.clinic-hit") if a.is_displayed()]
+    return [
+        a.get_attribute("href")
+        for a in driver.find_elements(
+            By.CSS_SELECTOR, "#clinic-search-results a.clinic-hit"
+        )
+        if a.is_displayed()
+    ]
 
 
 # Queries people type, and the chapter (by its folder's slug) each must list
 # among the first three results.
-EVERYDAY_QUERIES = [("segfault", "device-pointer-on-host"),
-                    ("out of memory", "unchecked-allocation"),
-                    ("illegal memory access", "host-pointer-in-kernel"),
-                    ("struct padding", "struct-layout-mismatch"),
-                    ("2048 threads per block", "block-too-large"),
-                    ("in-kernel malloc NULL", "device-heap-exhausted")]
+EVERYDAY_QUERIES = [
+    ("segfault", "device-pointer-on-host"),
+    ("out of memory", "unchecked-allocation"),
+    ("illegal memory access", "host-pointer-in-kernel"),
+    ("struct padding", "struct-layout-mismatch"),
+    ("2048 threads per block", "block-too-large"),
+    ("in-kernel malloc NULL", "device-heap-exhausted"),
+]
 
 
 def check_everyday_queries(driver, base, chapters, outdir):
@@ -284,47 +387,83 @@ def check_everyday_queries(driver, base, chapters, outdir):
         driver.get(base + "index.html")
         wait_ready(driver)
         hits = search(driver, query, fresh=True)
-        top = [m.group(1) for h in hits[:3] for m in [re.search(r"(ch\d\d)\.html", h or "")] if m]
-        print("search %r: first three %s" % (query, [h.split("/")[-1] for h in hits[:3]]))
+        top = [
+            m.group(1)
+            for h in hits[:3]
+            for m in [re.search(r"(ch\d\d)\.html", h or "")]
+            if m
+        ]
+        print(
+            "search %r: first three %s"
+            % (query, [h.split("/")[-1] for h in hits[:3]])
+        )
         if "ch" + folder[:2] not in top:
-            fail("search %r: chapter %s is not among the first three results %s"
-                 % (query, folder[:2], [h.split("/")[-1] for h in hits[:3]]))
+            fail(
+                "search %r: chapter %s is not among the first three results %s"
+                % (query, folder[:2], [h.split("/")[-1] for h in hits[:3]])
+            )
         time.sleep(0.2)
-        driver.save_screenshot(os.path.join(outdir, "search-%s.png" % re.sub(r"[^a-z0-9]+", "-", query.lower())))
+        driver.save_screenshot(
+            os.path.join(
+                outdir,
+                "search-%s.png" % re.sub(r"[^a-z0-9]+", "-", query.lower()),
+            )
+        )
 
 
 def check_search(driver, base):
     driver.get(base + "symptoms.html")
     wait_ready(driver)
-    # Each row of the symptom index: its code terms must find a chapter it links to.
-    rows = driver.execute_script(r"""
+    # Each row of the symptom index: its code terms must find a chapter it
+    # links to.
+    rows = driver.execute_script(
+        r"""
       var out = [];
-      document.querySelectorAll('table.markdownTable tr').forEach(function (tr) {
+      document.querySelectorAll('table.markdownTable tr').forEach("""
+        r"""function (tr) {
         var cells = tr.querySelectorAll('td');
         if (!cells.length) return;
         var terms = Array.prototype.map.call(cells[0].querySelectorAll('code'),
-                                             function (c) { return c.textContent.trim(); });
+                                             function (c) { """
+        r"""return c.textContent.trim(); });
         var chapters = [];
         tr.querySelectorAll('a[href]').forEach(function (a) {
           var m = a.getAttribute('href').match(/(ch[0-9][0-9])\.html/);
           if (m) chapters.push(m[1]);
         });
-        out.push({terms: terms, chapters: chapters, text: cells[0].textContent.trim()});
+        out.push({terms: terms, chapters: chapters, """
+        r"""text: cells[0].textContent.trim()});
       });
-      return out;""")
+      return out;"""
+    )
     checked = 0
     for row in rows:
-        # The row's most specific code term: the longest (e.g. an error name or message).
-        terms = sorted((t for t in row["terms"] if len(t) >= 6), key=len, reverse=True)[:1]
+        # The row's most specific code term: the longest (e.g. an error name
+        # or message).
+        terms = sorted(
+            (t for t in row["terms"] if len(t) >= 6), key=len, reverse=True
+        )[:1]
         if not row["chapters"]:
             continue
         for term in terms:
             hits = search(driver, term)
-            found = {m.group(1) for h in hits for m in [re.search(r"(ch\d\d)\.html", h or "")] if m}
+            found = {
+                m.group(1)
+                for h in hits
+                for m in [re.search(r"(ch\d\d)\.html", h or "")]
+                if m
+            }
             checked += 1
             if not found & set(row["chapters"]):
-                fail("search %r (symptom %r) finds none of %s; it finds %s"
-                     % (term, row["text"][:60], row["chapters"], sorted(found) or "nothing"))
+                fail(
+                    "search %r (symptom %r) finds none of %s; it finds %s"
+                    % (
+                        term,
+                        row["text"][:60],
+                        row["chapters"],
+                        sorted(found) or "nothing",
+                    )
+                )
     print("search: %d symptom terms checked" % checked)
     # A plain query, and Enter opens the first result.
     hits = search(driver, "illegal memory access")
@@ -337,12 +476,16 @@ def check_search(driver, base):
         wait_ready(driver)
     except TimeoutException:
         fail("search: Enter did not open the first result")
-    if driver.execute_script("return document.getElementById('clinic-search-results') === null"):
+    if driver.execute_script(
+        "return document.getElementById('clinic-search-results') === null"
+    ):
         pass
     if "#" in driver.current_url:
         frag = driver.current_url.split("#", 1)[1]
         if not driver.find_elements(By.ID, frag):
-            fail("search: the result %s has no such anchor" % driver.current_url)
+            fail(
+                "search: the result %s has no such anchor" % driver.current_url
+            )
 
 
 def check_tabs(driver, base):
@@ -351,38 +494,62 @@ def check_tabs(driver, base):
     driver.get(base + "index.html")
     wait_ready(driver)
     tabs = driver.execute_script(
-        "return Array.prototype.map.call(document.querySelectorAll('#main-menu > li > a'),"
-        " function (a) { return [a.textContent.trim(), a.getAttribute('href')]; });")
+        "return Array.prototype.map.call("
+        "document.querySelectorAll('#main-menu > li > a'),"
+        " function (a) { "
+        "return [a.textContent.trim(), a.getAttribute('href')]; });"
+    )
     if not tabs:
         fail("index.html: no top tabs")
     for text, href in tabs:
-        if re.search(r"(^|/)(pages|files|globals|examples)\.html$", href or ""):
+        if re.search(
+            r"(^|/)(pages|files|globals|examples)\.html$", href or ""
+        ):
             fail("top tab %r opens Doxygen's list %s" % (text, href))
             continue
         driver.get(base + href)
         wait_ready(driver)
-        words = len(driver.execute_script("var c = document.querySelector('div.contents');"
-                                          "return c ? c.innerText : '';").split())
+        words = len(
+            driver.execute_script(
+                "var c = document.querySelector('div.contents');"
+                "return c ? c.innerText : '';"
+            ).split()
+        )
         if words < 30:
-            fail("top tab %r (%s) opens a page with %d words" % (text, href, words))
+            fail(
+                "top tab %r (%s) opens a page with %d words"
+                % (text, href, words)
+            )
     for need in ("chapters.html", "symptoms.html", "myths.html"):
         if not any((h or "").endswith(need) for _, h in tabs):
             fail("no top tab leads to %s" % need)
 
 
 def check_main_page(driver, base):
-    """The main page opens with the three ways in, before build and CI detail."""
+    """The main page opens with the three ways in, before build and CI
+    detail."""
     driver.get(base + "index.html")
     wait_ready(driver)
-    first = driver.execute_script(r"""
+    first = driver.execute_script(
+        r"""
       var out = [], tb = document.querySelector('div.contents .textblock');
       if (!tb) return out;
-      for (var n = tb.firstElementChild; n && !/^H[1-3]$/.test(n.tagName); n = n.nextElementSibling)
-        n.querySelectorAll('a[href]').forEach(function (a) { out.push(a.getAttribute('href')); });
-      return out;""")
-    for need, what in (("symptoms.html", "by symptom"), ("chapters", "by chapter"), ("myths.html", "the myths")):
+      for (var n = tb.firstElementChild; n && !/^H[1-3]$/.test(n.tagName); """
+        r"""n = n.nextElementSibling)
+        n.querySelectorAll('a[href]').forEach(function (a) { """
+        r"""out.push(a.getAttribute('href')); });
+      return out;"""
+    )
+    for need, what in (
+        ("symptoms.html", "by symptom"),
+        ("chapters", "by chapter"),
+        ("myths.html", "the myths"),
+    ):
         if not any(need in h for h in first):
-            fail("index.html: the opening (before the first heading) has no way in %s (%s)" % (what, need))
+            fail(
+                "index.html: the opening (before the first heading) "
+                "has no way in %s (%s)" % (what, need)
+            )
 
 
 def check_chapter_folds(driver, base, chapters):
@@ -392,9 +559,12 @@ def check_chapter_folds(driver, base, chapters):
         num = folder[:2]
         driver.get(base + "ch%s.html" % num)
         wait_ready(driver)
-        f = driver.execute_script(r"""
-          var num = arguments[0], folds = document.querySelectorAll('details.clinic-try');
-          var open = Array.prototype.filter.call(folds, function (d) { return d.open; }).length;
+        f = driver.execute_script(
+            r"""
+          var num = arguments[0], """
+            r"""folds = document.querySelectorAll('details.clinic-try');
+          var open = Array.prototype.filter.call(folds, """
+            r"""function (d) { return d.open; }).length;
           var hint = document.getElementById('ch' + num + '-hint');
           var where = document.getElementById('ch' + num + '-where-the-bug-is');
           var programs = document.getElementById('ch' + num + '-the-programs');
@@ -402,22 +572,37 @@ def check_chapter_folds(driver, base, chapters):
           var fixFolded = false;
           if (fix) {
             var h = fix.closest('h1, h2, h3') || fix;
-            for (var n = h.nextElementSibling; n && !/^H[1-3]$/.test(n.tagName); n = n.nextElementSibling)
-              if (n.matches('details.clinic-try') || n.querySelector('details.clinic-try')) { fixFolded = true; break; }
+            for (var n = h.nextElementSibling; """
+            r"""n && !/^H[1-3]$/.test(n.tagName); n = n.nextElementSibling)
+              if (n.matches('details.clinic-try') || """
+            r"""n.querySelector('details.clinic-try')) """
+            r"""{ fixFolded = true; break; }
           }
           var hintShown = false;
           if (hint) {
-            var hh = hint.closest('h1, h2, h3') || hint, p = hh.nextElementSibling;
-            hintShown = !!p && !hint.closest('details') && p.getBoundingClientRect().height > 0;
+            var hh = hint.closest('h1, h2, h3') || hint, """
+            r"""p = hh.nextElementSibling;
+            hintShown = !!p && !hint.closest('details') && """
+            r"""p.getBoundingClientRect().height > 0;
           }
-          return {folds: folds.length, open: open, hint: !!hint, hintShown: hintShown,
+          return {folds: folds.length, open: open, hint: !!hint, """
+            r"""hintShown: hintShown,
                   fix: !!fix, fixFolded: fixFolded, where: !!where,
-                  whereFirst: !!(where && programs && (where.compareDocumentPosition(programs) & 4))};""", num)
+                  whereFirst: !!(where && programs && """
+            r"""(where.compareDocumentPosition(programs) & 4))};""",
+            num,
+        )
         page = "ch%s.html" % num
         if f["open"]:
-            fail("%s: %d 'try it first' section(s) open on arrival" % (page, f["open"]))
+            fail(
+                "%s: %d 'try it first' section(s) open on arrival"
+                % (page, f["open"])
+            )
         if f["fix"] and not f["fixFolded"]:
-            fail("%s: the Fix section is not folded behind 'try it first'" % page)
+            fail(
+                "%s: the Fix section is not folded behind 'try it first'"
+                % page
+            )
         if not f["where"] or not f["whereFirst"]:
             fail("%s: no 'Where the bug is' above the full listings" % page)
         if f["hint"] and not f["hintShown"]:
@@ -427,27 +612,48 @@ def check_chapter_folds(driver, base, chapters):
         num = chapters[0][:2]
         driver.get(base + "ch%s.html#ch%s-fix" % (num, num))
         wait_ready(driver)
-        if not driver.execute_script("var d = document.querySelector('details.clinic-try'); return d && d.open;"):
-            fail("ch%s.html#ch%s-fix: the link does not open the folded fix" % (num, num))
+        if not driver.execute_script(
+            "var d = document.querySelector('details.clinic-try'); "
+            "return d && d.open;"
+        ):
+            fail(
+                "ch%s.html#ch%s-fix: the link does not open the folded fix"
+                % (num, num)
+            )
 
 
 def check_listings(driver, base, chapters):
     """No listing or output is cut off: nothing scrolls sideways."""
-    pages = ["index.html", "symptoms.html", "outcomes.html"] + ["ch%s.html" % c[:2] for c in chapters]
-    for name, size, mobile in (("desktop", DESKTOP, False), ("phone", PHONE, True)):
+    pages = ["index.html", "symptoms.html", "outcomes.html"] + [
+        "ch%s.html" % c[:2] for c in chapters
+    ]
+    for name, size, mobile in (
+        ("desktop", DESKTOP, False),
+        ("phone", PHONE, True),
+    ):
         set_viewport(driver, size, mobile)
         for page in pages:
             driver.get(base + page)
             wait_ready(driver)
-            driver.execute_script("document.querySelectorAll('details').forEach(function (d) { d.open = true; });")
-            cut = driver.execute_script(r"""
+            driver.execute_script(
+                "document.querySelectorAll('details').forEach("
+                "function (d) { d.open = true; });"
+            )
+            cut = driver.execute_script(
+                r"""
               var bad = [];
-              document.querySelectorAll('div.fragment, pre').forEach(function (f) {
-                if (f.scrollWidth > f.clientWidth + 1) bad.push((f.innerText || '').split('\n')[0].slice(0, 50));
+              document.querySelectorAll('div.fragment, pre').forEach("""
+                r"""function (f) {
+                if (f.scrollWidth > f.clientWidth + 1) """
+                r"""bad.push((f.innerText || '').split('\n')[0].slice(0, 50));
               });
-              return bad;""")
+              return bad;"""
+            )
             if cut:
-                fail("%s at %s width: %d listing(s) cut off, e.g. %r" % (page, name, len(cut), cut[0]))
+                fail(
+                    "%s at %s width: %d listing(s) cut off, e.g. %r"
+                    % (page, name, len(cut), cut[0])
+                )
     set_viewport(driver, DESKTOP)
 
 
@@ -459,20 +665,37 @@ def check_phone_menu(driver, base, outdir):
     wait_ready(driver)
     try:
         driver.find_element(By.CSS_SELECTOR, "label.main-menu-btn").click()
-        WebDriverWait(driver, 5).until(lambda d: d.find_element(By.ID, "main-menu").is_displayed())
+        WebDriverWait(driver, 5).until(
+            lambda d: d.find_element(By.ID, "main-menu").is_displayed()
+        )
         time.sleep(0.3)
-        shown = [a.get_attribute("href") for a in driver.find_elements(By.CSS_SELECTOR, "#main-menu a")
-                 if a.is_displayed()]
+        shown = [
+            a.get_attribute("href")
+            for a in driver.find_elements(By.CSS_SELECTOR, "#main-menu a")
+            if a.is_displayed()
+        ]
         for need in ("chapters.html", "symptoms.html", "myths.html"):
             if not any((h or "").endswith(need) for h in shown):
-                fail("phone menu: no visible link to %s (it shows %s)" % (need, shown))
+                fail(
+                    "phone menu: no visible link to %s (it shows %s)"
+                    % (need, shown)
+                )
         driver.save_screenshot(os.path.join(outdir, "phone-menu.png"))
-        link = next(a for a in driver.find_elements(By.CSS_SELECTOR, "#main-menu a")
-                    if a.is_displayed() and (a.get_attribute("href") or "").endswith("chapters.html"))
+        link = next(
+            a
+            for a in driver.find_elements(By.CSS_SELECTOR, "#main-menu a")
+            if a.is_displayed()
+            and (a.get_attribute("href") or "").endswith("chapters.html")
+        )
         link.click()
-        WebDriverWait(driver, 10).until(lambda d: d.current_url.endswith("chapters.html"))
+        WebDriverWait(driver, 10).until(
+            lambda d: d.current_url.endswith("chapters.html")
+        )
     except (WebDriverException, TimeoutException, StopIteration) as e:
-        fail("phone menu: could not open it and reach Chapters (%s)" % e.__class__.__name__)
+        fail(
+            "phone menu: could not open it and reach Chapters (%s)"
+            % e.__class__.__name__
+        )
     set_viewport(driver, DESKTOP)
 
 
@@ -480,53 +703,101 @@ def check_narrow(driver, base):
     set_viewport(driver, (NARROW, PHONE[1]), mobile=True)
     driver.get(base + "symptoms.html")
     wait_ready(driver)
-    off = driver.execute_script("""
+    off = driver.execute_script(
+        """
       var w = window.innerWidth, bad = [];
       document.querySelectorAll('table.markdownTable a').forEach(function (a) {
         var r = a.getBoundingClientRect();
-        if (r.width > 0 && (r.right > w + 1 || r.left < -1)) bad.push(a.textContent.trim());
+        if (r.width > 0 && (r.right > w + 1 || r.left < -1)) """
+        """bad.push(a.textContent.trim());
       });
-      return bad;""")
+      return bad;"""
+    )
     if off:
-        fail("symptoms.html at %d px: links off-screen: %s" % (NARROW, ", ".join(off[:10])))
+        fail(
+            "symptoms.html at %d px: links off-screen: %s"
+            % (NARROW, ", ".join(off[:10]))
+        )
     set_viewport(driver, DESKTOP)
 
 
 def screenshots(driver, base, outdir, chapter):
     os.makedirs(outdir, exist_ok=True)
-    shots = [("main", "index.html", None), ("symptoms", "symptoms.html", None),
-             ("outcomes", "outcomes.html", None)]
+    shots = [
+        ("main", "index.html", None),
+        ("symptoms", "symptoms.html", None),
+        ("outcomes", "outcomes.html", None),
+    ]
     if chapter:
         num = chapter[:2]
-        shots += [("chapter", "ch%s.html" % num, None),
-                  ("chapter-fix", "ch%s.html" % num, "ch%s-fix" % num),
-                  ("chapter-where", "ch%s.html" % num, "ch%s-where-the-bug-is" % num),
-                  ("chapter-diff", "ch%s.html" % num, "ch%s-the-fix-as-a-diff" % num),
-                  ("chapter-output", "ch%s.html" % num, "ch%s-recorded-output" % num)]
-    for width_name, size, mobile in (("desktop", DESKTOP, False), ("phone", PHONE, True)):
+        shots += [
+            ("chapter", "ch%s.html" % num, None),
+            ("chapter-fix", "ch%s.html" % num, "ch%s-fix" % num),
+            (
+                "chapter-where",
+                "ch%s.html" % num,
+                "ch%s-where-the-bug-is" % num,
+            ),
+            (
+                "chapter-diff",
+                "ch%s.html" % num,
+                "ch%s-the-fix-as-a-diff" % num,
+            ),
+            (
+                "chapter-output",
+                "ch%s.html" % num,
+                "ch%s-recorded-output" % num,
+            ),
+        ]
+    for width_name, size, mobile in (
+        ("desktop", DESKTOP, False),
+        ("phone", PHONE, True),
+    ):
         set_viewport(driver, size, mobile)
         for name, path, anchor in shots:
-            driver.get(base + path)  # no #anchor: that would open the folded fix
+            driver.get(
+                base + path
+            )  # no #anchor: that would open the folded fix
             wait_ready(driver)
             if anchor:
-                driver.execute_script("var e = document.getElementById(arguments[0]);"
-                                      "if (e) e.scrollIntoView();", anchor)
+                driver.execute_script(
+                    "var e = document.getElementById(arguments[0]);"
+                    "if (e) e.scrollIntoView();",
+                    anchor,
+                )
                 time.sleep(0.2)
-            driver.save_screenshot(os.path.join(outdir, "%s-%s.png" % (name, width_name)))
+            driver.save_screenshot(
+                os.path.join(outdir, "%s-%s.png" % (name, width_name))
+            )
     # The search results at both widths, and dark mode on the desktop.
-    for width_name, size, mobile in (("phone", PHONE, True), ("desktop", DESKTOP, False)):
+    for width_name, size, mobile in (
+        ("phone", PHONE, True),
+        ("desktop", DESKTOP, False),
+    ):
         set_viewport(driver, size, mobile)
         driver.get(base + "index.html")
         wait_ready(driver)
         search(driver, "stale data", fresh=True)
         time.sleep(0.2)
-        driver.save_screenshot(os.path.join(outdir, "search-%s.png" % width_name))
+        driver.save_screenshot(
+            os.path.join(outdir, "search-%s.png" % width_name)
+        )
     if chapter:
-        driver.execute_script("localStorage.setItem('prefers-dark-mode-in-light-mode', true)")
-        driver.get(base + "ch%s.html" % chapter[:2] + "#ch%s-the-fix-as-a-diff" % chapter[:2])
+        driver.execute_script(
+            "localStorage.setItem('prefers-dark-mode-in-light-mode', true)"
+        )
+        driver.get(
+            base
+            + "ch%s.html" % chapter[:2]
+            + "#ch%s-the-fix-as-a-diff" % chapter[:2]
+        )
         wait_ready(driver)
-        driver.save_screenshot(os.path.join(outdir, "chapter-dark-desktop.png"))
-        driver.execute_script("localStorage.removeItem('prefers-dark-mode-in-light-mode')")
+        driver.save_screenshot(
+            os.path.join(outdir, "chapter-dark-desktop.png")
+        )
+        driver.execute_script(
+            "localStorage.removeItem('prefers-dark-mode-in-light-mode')"
+        )
     print("screenshots: %s" % outdir)
 
 
@@ -536,11 +807,17 @@ SITE = ""
 def main():
     global SITE
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--site", required=True, help="the built site (build/docs/html)")
-    ap.add_argument("--screenshots", required=True, help="where the screenshots go")
+    ap.add_argument(
+        "--site", required=True, help="the built site (build/docs/html)"
+    )
+    ap.add_argument(
+        "--screenshots", required=True, help="where the screenshots go"
+    )
     ap.add_argument("--chromium", default="/usr/bin/chromium")
     ap.add_argument("--chromedriver", default="/usr/bin/chromedriver")
-    ap.add_argument("--chapters", default="", help="chapter folders, comma separated")
+    ap.add_argument(
+        "--chapters", default="", help="chapter folders, comma separated"
+    )
     args = ap.parse_args()
     SITE = os.path.abspath(args.site)
     if not os.path.isfile(os.path.join(SITE, "index.html")):
@@ -552,7 +829,10 @@ def main():
     try:
         set_viewport(driver, DESKTOP)
         pages, links = crawl(driver, base, SITE)
-        print("crawl: %d pages, %d links to pages of the site" % (len(pages), len(links)))
+        print(
+            "crawl: %d pages, %d links to pages of the site"
+            % (len(pages), len(links))
+        )
         check_links(pages, links, SITE)
         check_chapters(driver, base, pages, chapters)
         check_navtree(driver, base, chapters)
@@ -564,7 +844,10 @@ def main():
         check_listings(driver, base, chapters)
         check_phone_menu(driver, base, args.screenshots)
         check_narrow(driver, base)
-        shot = next((c for c in chapters if c.startswith("08")), chapters[0] if chapters else None)
+        shot = next(
+            (c for c in chapters if c.startswith("08")),
+            chapters[0] if chapters else None,
+        )
         screenshots(driver, base, args.screenshots, shot)
     finally:
         driver.quit()

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""make_pages.py -- turn the repository's Markdown into Doxygen pages, at build time.
+"""make_pages.py -- turn the repository's Markdown into Doxygen pages, \
+at build time.
 
     make_pages.py --root <repo> --chapters <a,b,...> --out <dir>
-                  [--diff diff] [--plots <dir with the bench plots>] [--depfile <file> --stamp <file>]
+                  [--diff diff] [--plots <dir with the bench plots>]
+                  [--depfile <file> --stamp <file>]
 
 Pages it writes under OUT/pages (one Doxygen page each, id in braces):
   mainpage.md          README.md {index}: "Start here", then the README, then
@@ -13,7 +15,8 @@ Pages it writes under OUT/pages (one Doxygen page each, id in braces):
                        "try it first"), the BUG/FIX neighbourhood, its programs
                        (C and PyCUDA), the coloured diff of the fix and the
                        recorded outputs {chNN}
-  outcomes.md          every chapter's recorded broken and fixed outcome {outcomes}
+  outcomes.md          every chapter's recorded broken and fixed outcome
+                       {outcomes}
   <name>.md            each docs/<name>.md {<name>}
   seeds.md, bench.md, contributing.md   when seeds/README.md, bench/README.md,
                        CONTRIBUTING.md exist
@@ -27,7 +30,8 @@ the anchor GitHub gives the same heading: lower case; everything but ASCII
 letters, digits, spaces, '-' and '_' dropped; spaces become '-'; a repeated
 heading gets -1, -2, ... So the link
   [..](../chapters/12-grid-too-small/README.md#symptom)
-works on GitHub and becomes [..](@ref ch12-symptom) here (ch12.html#ch12-symptom).
+works on GitHub and becomes [..](@ref ch12-symptom) here
+(ch12.html#ch12-symptom).
 A link to a heading that does not exist stops the build with a message listing
 the page's anchors; a link to a repository file that is not on the site is
 shown as its text.
@@ -40,6 +44,7 @@ code (see code_span).
 With --depfile, it also writes a Makefile-style dependency file naming every
 file and folder it read, so the build re-runs it only when one of them changes.
 """
+
 import argparse
 import os
 import posixpath
@@ -50,10 +55,20 @@ import sys
 import tempfile
 
 # The parts of the clinic, in reading order (the README's **Part: <part>.**).
-PART_NAMES = ["allocation", "pointers", "synchronization", "launch configuration", "structs",
-              "streams and pinned memory", "staging of kernel-allocated memory"]
+PART_NAMES = [
+    "allocation",
+    "pointers",
+    "synchronization",
+    "launch configuration",
+    "structs",
+    "streams and pinned memory",
+    "staging of kernel-allocated memory",
+    "silent device bugs",
+]
 MARK = "\x05"  # marks a masked code span
-WHITESPACE = " \t\n\r\f\v"  # what CMake's string(STRIP) removed; not Unicode spaces
+WHITESPACE = (
+    " \t\n\r\f\v"  # what CMake's string(STRIP) removed; not Unicode spaces
+)
 
 
 class BuildError(Exception):
@@ -63,14 +78,22 @@ class BuildError(Exception):
 # ---------------------------------------------------------------------------
 # Text helpers.
 
+
 def ascii_lower(text):
     """Lower case for ASCII letters only (as GitHub's anchors and CMake do)."""
     return re.sub(r"[A-Z]", lambda m: m.group(0).lower(), text)
 
 
 def html_escape(text):
-    """Escapes text for HTML inside a Doxygen page ('*' too: "*/" would end a comment)."""
-    for a, b in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;"), ("*", "&#42;")):
+    """Escapes text for HTML inside a Doxygen page ('*' too: "*/" would end a
+    comment)."""
+    for a, b in (
+        ("&", "&amp;"),
+        ("<", "&lt;"),
+        (">", "&gt;"),
+        ('"', "&quot;"),
+        ("*", "&#42;"),
+    ):
         text = text.replace(a, b)
     return text
 
@@ -87,9 +110,9 @@ def plain_text(text):
 
 
 def doxygen_title(text):
-    """A title as Doxygen must get it: plain text (it shows titles verbatim in the
-    navigation tree and the window title), with '_' escaped so that __device__
-    is not read as bold."""
+    """A title as Doxygen must get it: plain text (it shows titles verbatim in
+    the navigation tree and the window title), with '_' escaped so that
+    __device__ is not read as bold."""
     return plain_text(text).replace("_", "\\_").replace("<", "&lt;")
 
 
@@ -123,7 +146,8 @@ def doxygen_file(name):
 
 
 def json_string(text):
-    """A JavaScript string literal (UTF-8 kept as it is; "</" can't end the script)."""
+    """A JavaScript string literal (UTF-8 kept as it is; "</" can't end the
+    script)."""
     text = text.replace("\\", "\\\\").replace('"', '\\"')
     text = re.sub(r"[\t\r\n]+", " ", text)
     return '"' + text.replace("</", "<\\/") + '"'
@@ -192,6 +216,7 @@ def read_title(path):
 # ---------------------------------------------------------------------------
 # Inline Markdown: code spans, bold, "file:".
 
+
 def fix_file_urls(text):
     """'file:' gets a % so that Doxygen does not take "file:line:" for a URL.
     Each search starts where the last match ended, as if the text began there
@@ -202,8 +227,8 @@ def fix_file_urls(text):
         m = pattern.search(rest)
         if not m:
             break
-        out.append(rest[:m.start()] + m.group(1) + "%file:" + m.group(2))
-        rest = rest[m.end():]
+        out.append(rest[: m.start()] + m.group(1) + "%file:" + m.group(2))
+        rest = rest[m.end() :]
     return "".join(out) + rest
 
 
@@ -218,9 +243,13 @@ def code_span(code):
         # number of quotes swallows the end of the span): write the span as
         # HTML with every special character escaped instead.
         code = code.replace("\\", "\\\\")
-        for c in "\"@#$%*_":
+        for c in '"@#$%*_':
             code = code.replace(c, "\\" + c)
-        code = code.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        code = (
+            code.replace("&", "&amp;")
+            .replace("<", "&lt;")
+            .replace(">", "&gt;")
+        )
         return "<code>" + fix_file_urls(code) + "</code>"
     if "'" in code:
         # Doxygen reads `text' as LaTeX-style quotes; ``text`` is always code.
@@ -240,8 +269,8 @@ def mask_code(text):
         if b < 0:
             break
         masked.append(rest[:a] + MARK + str(len(spans)) + MARK)
-        spans.append(code_span(rest[a + 1:b]))
-        rest = rest[b + 1:]
+        spans.append(code_span(rest[a + 1 : b]))
+        rest = rest[b + 1 :]
     return "".join(masked) + rest, spans
 
 
@@ -262,19 +291,24 @@ def bold_to_html(text):
 # ---------------------------------------------------------------------------
 # The site: its pages, their anchors, the search index.
 
+
 class Site:
     """Everything the pages share: where things are and what was found."""
 
     def __init__(self, root, out, chapters, diff="diff", plots=""):
         self.root, self.out, self.diff, self.plots = root, out, diff, plots
         self.chapters = [c for c in chapters if re.match(r"[0-9][0-9]-", c)]
-        self.pages = {}        # id -> (source file, repository folder links are relative to)
-        self.anchors = {}      # id -> the anchors of its headings
-        self.gen_anchors = {}  # (id, section) -> anchor of a section make_pages adds
-        self.doc_ids = {}      # docs/<name>.md -> id
-        self.toc = {}          # id -> the <li> items of its table of contents
-        self.search = []       # the search index's entries (JavaScript lines)
-        self.read = set()      # every file and folder read, for the depfile
+        self.pages = (
+            {}
+        )  # id -> (source file, repository folder links are relative to)
+        self.anchors = {}  # id -> the anchors of its headings
+        self.gen_anchors = (
+            {}
+        )  # (id, section) -> anchor of a section make_pages adds
+        self.doc_ids = {}  # docs/<name>.md -> id
+        self.toc = {}  # id -> the <li> items of its table of contents
+        self.search = []  # the search index's entries (JavaScript lines)
+        self.read = set()  # every file and folder read, for the depfile
         self.messages = []
 
     def note(self, msg):
@@ -308,40 +342,59 @@ class Site:
 
     def add_search_entry(self, url, title, section, text):
         text = plain_text(re.sub(r"[|]+[ :|-]*", " ", text))
-        self.search.append('{"u":%s,"t":%s,"s":%s,"x":%s},\n' % (
-            json_string(url), json_string(title), json_string(section),
-            json_string(cut_utf8(text, 6000))))
+        self.search.append(
+            '{"u":%s,"t":%s,"s":%s,"x":%s},\n'
+            % (
+                json_string(url),
+                json_string(title),
+                json_string(section),
+                json_string(cut_utf8(text, 6000)),
+            )
+        )
 
     def heading(self, pid, hashes, anchor, text):
         """A heading with a stable anchor. (A heading with a Doxygen id, {#id},
         would also appear in the navigation tree, under its page; \\anchor does
         not.) Level-2 headings go into the page's table of contents."""
         if hashes == "##":
-            self.toc[pid] = self.toc.get(pid, "") + '<li class="level1"><a href="#%s">%s</a></li>' % (
-                anchor, html_escape(plain_text(text)))
+            self.toc[pid] = self.toc.get(
+                pid, ""
+            ) + '<li class="level1"><a href="#%s">%s</a></li>' % (
+                anchor,
+                html_escape(plain_text(text)),
+            )
         return "%s \\anchor %s %s\n" % (hashes, anchor, text)
 
     def toc_html(self, pid):
-        return ('\\htmlonly[block]\n<div class="toc clinic-toc"><h3>Table of Contents</h3><ul>%s'
-                '</ul></div>\n\\endhtmlonly\n' % self.toc.get(pid, ""))
+        return (
+            '\\htmlonly[block]\n<div class="toc clinic-toc">'
+            "<h3>Table of Contents</h3><ul>%s"
+            "</ul></div>\n\\endhtmlonly\n" % self.toc.get(pid, "")
+        )
 
     # ---- links --------------------------------------------------------------
     def page_target(self, pid, frag, origin):
-        """"@ref <page>" or "@ref <page>-<anchor>"; a missing anchor is an error."""
+        """ "@ref <page>" or "@ref <page>-<anchor>"; a missing anchor is an
+        error."""
         if not frag:
             return "@ref " + pid
         frag = ascii_lower(frag)
         if frag not in self.anchors.get(pid, []):
-            raise BuildError("%s: a link points at #%s in page '%s', which has no such heading. "
-                             "Its headings' anchors are: %s"
-                             % (origin, frag, pid, ", ".join(self.anchors.get(pid, []))))
+            raise BuildError(
+                "%s: a link points at #%s in page '%s', "
+                "which has no such heading. "
+                "Its headings' anchors are: %s"
+                % (origin, frag, pid, ", ".join(self.anchors.get(pid, [])))
+            )
         return "@ref %s-%s" % (pid, frag)
 
     def resolve_link(self, target, self_id, folder, origin):
         """A GitHub-style relative link as a link between the site's pages:
         "@ref <target>", or "" where the target is not on the site (the link
         is then shown as its text)."""
-        if re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*:", target) or target.startswith("@ref "):
+        if re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*:", target) or target.startswith(
+            "@ref "
+        ):
             return target
         path, _, frag = target.partition("#")
         if path == "":
@@ -351,10 +404,17 @@ class Site:
         m = re.match(r"chapters/([0-9][0-9])-[^/]+(/README\.md)?\Z", p)
         if m:
             pid = "ch" + m.group(1)
-        elif re.match(r"chapters/([0-9][0-9])-[^/]+/(broken|fixed)\.(cu|py)\Z", p):
-            m = re.match(r"chapters/([0-9][0-9])-[^/]+/(broken|fixed)\.(cu|py)\Z", p)
+        elif re.match(
+            r"chapters/([0-9][0-9])-[^/]+/(broken|fixed)\.(cu|py)\Z", p
+        ):
+            m = re.match(
+                r"chapters/([0-9][0-9])-[^/]+/(broken|fixed)\.(cu|py)\Z", p
+            )
             pid = "ch" + m.group(1)
-            frag = self.gen_anchors.get((pid, "%s-%s" % (m.group(2), m.group(3)))) or frag
+            frag = (
+                self.gen_anchors.get((pid, "%s-%s" % (m.group(2), m.group(3))))
+                or frag
+            )
         elif re.match(r"chapters/([0-9][0-9])-[^/]+/expected(/.*)?\Z", p):
             pid = "ch" + p[9:11]
             frag = self.gen_anchors.get((pid, "recorded-output"), "")
@@ -372,9 +432,17 @@ class Site:
         elif p == "common/check_cuda.h":
             return "@ref check_cuda.h"
         if not pid or pid not in self.pages:
-            if re.match(r"chapters/[0-9][0-9]-", p) and not os.path.exists(os.path.join(self.root, p)):
-                raise BuildError("%s: a link points at %s, which does not exist" % (origin, target))
-            self.note("%s: the link to %s is not on the site; shown as text" % (origin, target))
+            if re.match(r"chapters/[0-9][0-9]-", p) and not os.path.exists(
+                os.path.join(self.root, p)
+            ):
+                raise BuildError(
+                    "%s: a link points at %s, which does not exist"
+                    % (origin, target)
+                )
+            self.note(
+                "%s: the link to %s is not on the site; shown as text"
+                % (origin, target)
+            )
             return ""
         return self.page_target(pid, frag, origin)
 
@@ -406,8 +474,8 @@ class Site:
             m = link.search(rest)
             if not m:
                 break
-            out.append(rest[:m.start()])
-            rest = rest[m.end():]
+            out.append(rest[: m.start()])
+            rest = rest[m.end() :]
             bang, text, target = m.groups()
             # A '<' that starts no tag would end Doxygen's link text early.
             text = re.sub(r"<(?![A-Za-z/!])", "&lt;", text)
@@ -416,8 +484,14 @@ class Site:
                 if r:
                     out.append("![%s](%s)" % (text, r))
                 else:
-                    out.append("*(picture not available yet: %s; build the bench_plots target)*" % text)
-                    self.note("%s: image %s not found; the page says so" % (origin, target))
+                    out.append(
+                        "*(picture not available yet: %s; "
+                        "build the bench_plots target)*" % text
+                    )
+                    self.note(
+                        "%s: image %s not found; the page says so"
+                        % (origin, target)
+                    )
             else:
                 r = self.resolve_link(target, self_id, folder, origin)
                 out.append("[%s](%s)" % (text, r) if r else text)
@@ -434,6 +508,7 @@ def repo_path(folder, target):
 
 # ---------------------------------------------------------------------------
 # Pages from Markdown.
+
 
 def transform_page(site, self_id, page_title):
     """A page's Markdown as Doxygen must get it: (body, title, number of
@@ -483,9 +558,17 @@ def transform_page(site, self_id, page_title):
                 anchor = "%s-%s" % (self_id, s)
             if hashes == "##":
                 h2 += 1
-            site.add_search_entry(sec_url, page_title, sec_title, "".join(sec_text))
-            sec_url, sec_title, sec_text = "%s#%s" % (url, anchor), plain_text(text), []
-            text = bold_to_html(site.transform_line(text, self_id, folder, origin))
+            site.add_search_entry(
+                sec_url, page_title, sec_title, "".join(sec_text)
+            )
+            sec_url, sec_title, sec_text = (
+                "%s#%s" % (url, anchor),
+                plain_text(text),
+                [],
+            )
+            text = bold_to_html(
+                site.transform_line(text, self_id, folder, origin)
+            )
             body.append(site.heading(self_id, hashes, anchor, text))
             continue
         sec_text.append(" " + line)
@@ -501,10 +584,11 @@ def transform_page(site, self_id, page_title):
 # ---------------------------------------------------------------------------
 # Programs, diffs and recorded outputs.
 
+
 def strip_header(text, is_python):
-    """(text without its leading header comment (/** ... */ in C, \"\"\"...\"\"\" in
-    Python), the number of lines left out): the diff of two such files is the
-    fix and nothing else."""
+    """(text without its leading header comment (/** ... */ in C,
+    \"\"\"...\"\"\" in Python), the number of lines left out): the diff of two
+    such files is the fix and nothing else."""
     close_at = -1
     if is_python:
         m = re.match(r"[ \t\n]*(\"\"\"|''')", text)
@@ -520,7 +604,7 @@ def strip_header(text, is_python):
         return text, 0
     header, rest = text[:close_at], text[close_at:]
     nl = rest.find("\n")  # the rest of the comment's last line goes too
-    return ("" if nl < 0 else rest[nl + 1:]), header.count("\n") + 1
+    return ("" if nl < 0 else rest[nl + 1 :]), header.count("\n") + 1
 
 
 def diff_lines_html(diff_text, skipped_a, skipped_b):
@@ -531,10 +615,17 @@ def diff_lines_html(diff_text, skipped_a, skipped_b):
     html = ['<div class="fragment clinic-diff">']
     for line in diff_text.split("\n") if diff_text else []:
         cls = ""
-        m = re.match(r"@@ -([0-9]+)(,[0-9]+)? \+([0-9]+)(,[0-9]+)? @@(.*)\Z", line, re.S)
+        m = re.match(
+            r"@@ -([0-9]+)(,[0-9]+)? \+([0-9]+)(,[0-9]+)? @@(.*)\Z", line, re.S
+        )
         if m:
-            line = "@@ -%d%s +%d%s @@%s" % (int(m.group(1)) + skipped_a, m.group(2) or "",
-                                           int(m.group(3)) + skipped_b, m.group(4) or "", m.group(5))
+            line = "@@ -%d%s +%d%s @@%s" % (
+                int(m.group(1)) + skipped_a,
+                m.group(2) or "",
+                int(m.group(3)) + skipped_b,
+                m.group(4) or "",
+                m.group(5),
+            )
             cls = " hunk"
         elif re.match(r"(---|\+\+\+) ", line):
             cls = " file"
@@ -547,22 +638,42 @@ def diff_lines_html(diff_text, skipped_a, skipped_b):
 
 
 def diff_html(site, folder, a, b):
-    """The coloured diff of two files of folder, without their header comments."""
+    """The coloured diff of two files of folder, without their header
+    comments."""
     with tempfile.TemporaryDirectory() as work:
         skipped = []
         for side, name in (("a", a), ("b", b)):
-            text, n = strip_header(site.read_file(os.path.join(folder, name)), name.endswith(".py"))
+            text, n = strip_header(
+                site.read_file(os.path.join(folder, name)),
+                name.endswith(".py"),
+            )
             os.makedirs(os.path.join(work, side))
-            with open(os.path.join(work, side, name), "w", encoding="utf-8", newline="") as f:
+            with open(
+                os.path.join(work, side, name),
+                "w",
+                encoding="utf-8",
+                newline="",
+            ) as f:
                 f.write(text)
             skipped.append(n)
-        run = subprocess.run([site.diff, "-u", "--label", a, "--label", b, "a/" + a, "b/" + b],
-                             cwd=work, stdout=subprocess.PIPE)
+        run = subprocess.run(
+            [site.diff, "-u", "--label", a, "--label", b, "a/" + a, "b/" + b],
+            cwd=work,
+            stdout=subprocess.PIPE,
+        )
     if run.returncode == 0:
-        return "<p>The two files are the same, apart from their header comments.</p>"
+        return (
+            "<p>The two files are the same, "
+            "apart from their header comments.</p>"
+        )
     if run.returncode != 1:
-        raise BuildError("diff of %s/%s and %s failed (exit %d)" % (folder, a, b, run.returncode))
-    return diff_lines_html(run.stdout.decode("utf-8", "replace"), skipped[0], skipped[1])
+        raise BuildError(
+            "diff of %s/%s and %s failed (exit %d)"
+            % (folder, a, b, run.returncode)
+        )
+    return diff_lines_html(
+        run.stdout.decode("utf-8", "replace"), skipped[0], skipped[1]
+    )
 
 
 def outcome_verdict(transcript):
@@ -571,10 +682,12 @@ def outcome_verdict(transcript):
     m = re.search(r"\[exit status: ([0-9]+)\]\Z", transcript)
     if m:
         code = int(m.group(1))
-        return {0: ("exit 0: the results were right", "clinic-ok"),
-                1: ("exit 1: wrong results", "clinic-bad"),
-                2: ("exit 2: a CUDA call failed", "clinic-bad"),
-                77: ("exit 77: skipped", "clinic-other")}.get(code, ("exit %d" % code, "clinic-bad"))
+        return {
+            0: ("exit 0: the results were right", "clinic-ok"),
+            1: ("exit 1: wrong results", "clinic-bad"),
+            2: ("exit 2: a CUDA call failed", "clinic-bad"),
+            77: ("exit 77: skipped", "clinic-other"),
+        }.get(code, ("exit %d" % code, "clinic-bad"))
     if re.search(r"\[compilation failed\]\Z", transcript):
         return "does not compile: nvcc's diagnostic", "clinic-bad"
     return "recorded", "clinic-other"
@@ -584,15 +697,25 @@ def outcome_html(site, path, label):
     """A recorded output as HTML: a heading that says how the program ended,
     then the transcript."""
     if not site.exists(path):
-        return ('<div class="clinic-out clinic-none"><div class="clinic-out-head"><code>%s</code>'
-                '</div><p class="clinic-missing">not recorded yet</p></div>' % label)
+        return (
+            '<div class="clinic-out clinic-none">'
+            '<div class="clinic-out-head"><code>%s</code>'
+            '</div><p class="clinic-missing">not recorded yet</p></div>'
+            % label
+        )
     t = site.read_file(path)
     if t.endswith("\n"):
         t = t[:-1]
     verdict, cls = outcome_verdict(t)
-    lines = "".join('<div class="line">%s</div>' % html_escape(l) for l in (t.split("\n") if t else []))
-    return ('<div class="clinic-out %s"><div class="clinic-out-head"><code>%s</code>: %s</div>'
-            '<div class="fragment">%s</div></div>' % (cls, label, verdict, lines))
+    lines = "".join(
+        '<div class="line">%s</div>' % html_escape(line)
+        for line in (t.split("\n") if t else [])
+    )
+    return (
+        '<div class="clinic-out %s">'
+        '<div class="clinic-out-head"><code>%s</code>: %s</div>'
+        '<div class="fragment">%s</div></div>' % (cls, label, verdict, lines)
+    )
 
 
 def outcome_text(site, path):
@@ -601,8 +724,14 @@ def outcome_text(site, path):
 
 def pair_html(left, right, single=False):
     if single:
-        return '<div class="clinic-pair-box"><div class="clinic-pair clinic-single">%s</div></div>' % left
-    return '<div class="clinic-pair-box"><div class="clinic-pair">%s%s</div></div>' % (left, right)
+        return (
+            '<div class="clinic-pair-box">'
+            '<div class="clinic-pair clinic-single">%s</div></div>' % left
+        )
+    return (
+        '<div class="clinic-pair-box"><div class="clinic-pair">%s%s</div></div>'
+        % (left, right)
+    )
 
 
 def htmlonly(html):
@@ -612,21 +741,27 @@ def htmlonly(html):
 # ---------------------------------------------------------------------------
 # The lines around a BUG: or FIX: comment, and sections folded until asked for.
 
+
 def marker_ranges(lines, marker, start=0, before=2, after=3):
     """The 0-based (first, last) line ranges around each comment of lines that
     holds marker ("BUG:" or "FIX:"): the whole comment, `before` lines above it
     and `after` lines below it, without blank lines at either end; ranges that
-    touch are merged. Lines before start (the header comment) are not searched."""
+    touch are merged. Lines before start (the header comment) are not searched.
+    """
     ranges = []
     for i, line in enumerate(lines):
         if i < start or marker not in line:
             continue
         end = i
-        if "/*" in line and "*/" not in line[line.index("/*"):]:
+        if "/*" in line and "*/" not in line[line.index("/*") :]:
             while end + 1 < len(lines) and "*/" not in lines[end]:
                 end += 1
         else:
-            while end + 1 < len(lines) and lines[end + 1].strip().startswith("//") and marker in line:
+            while (
+                end + 1 < len(lines)
+                and lines[end + 1].strip().startswith("//")
+                and marker in line
+            ):
                 end += 1
         first, last = max(start, i - before), min(len(lines) - 1, end + after)
         while first < i and not lines[first].strip():
@@ -652,25 +787,41 @@ def excerpt_html(lines, ranges, marker):
             line = lines[n]
             starts = marker in line
             cls = " clinic-marker" if starts or in_comment else ""
-            if starts and "/*" in line and "*/" not in line[line.index("/*"):]:
+            if (
+                starts
+                and "/*" in line
+                and "*/" not in line[line.index("/*") :]
+            ):
                 in_comment = True
             elif in_comment and "*/" in line:
                 in_comment = False
                 cls = " clinic-marker"
-            out.append('<div class="line%s"><span class="lineno">%d</span>%s</div>'
-                       % (cls, n + 1, html_escape(line)))
+            out.append(
+                '<div class="line%s"><span class="lineno">%d</span>%s</div>'
+                % (cls, n + 1, html_escape(line))
+            )
     return "".join(out) + "</div>"
 
 
-TRY_FIRST = ('<details class="clinic-try"><summary><span class="clinic-try-title">Try it first.</span> '
-             '%s <span class="clinic-try-open">Show %s</span></summary>\n')
+TRY_FIRST = (
+    '<details class="clinic-try"><summary>'
+    '<span class="clinic-try-title">Try it first.</span> '
+    '%s <span class="clinic-try-open">Show %s</span></summary>\n'
+)
 
 
 def fold_section(body, anchor, summary, what):
     """body with the text of the section whose heading has anchor folded in a
     "try it first" <details>; the heading stays, and so do later sections."""
     lines = body.split("\n")
-    start = next((i for i, l in enumerate(lines) if re.match(r"#+ \\anchor %s " % re.escape(anchor), l)), None)
+    start = next(
+        (
+            i
+            for i, l in enumerate(lines)
+            if re.match(r"#+ \\anchor %s " % re.escape(anchor), l)
+        ),
+        None,
+    )
     if start is None:
         return body
     level = len(lines[start]) - len(lines[start].lstrip("#"))
@@ -684,10 +835,15 @@ def fold_section(body, anchor, summary, what):
             break
     while end - 1 > start and not lines[end - 1].strip():
         end -= 1
-    inner = "\n".join(lines[start + 1:end]).strip("\n")
-    folded = ("\\htmlonly[block]\n" + TRY_FIRST % (summary, what) + "\\endhtmlonly\n\n"
-              + inner + "\n\n\\htmlonly[block]\n</details>\n\\endhtmlonly")
-    return "\n".join(lines[:start + 1] + [folded] + lines[end:])
+    inner = "\n".join(lines[start + 1 : end]).strip("\n")
+    folded = (
+        "\\htmlonly[block]\n"
+        + TRY_FIRST % (summary, what)
+        + "\\endhtmlonly\n\n"
+        + inner
+        + "\n\n\\htmlonly[block]\n</details>\n\\endhtmlonly"
+    )
+    return "\n".join(lines[: start + 1] + [folded] + lines[end:])
 
 
 def neighbourhood_html(site, folder):
@@ -700,18 +856,32 @@ def neighbourhood_html(site, folder):
             return ""
         text = site.read_file(path)
         lines = text.split("\n")
-        ranges = marker_ranges(lines, marker, start=strip_header(text, False)[1])
+        ranges = marker_ranges(
+            lines, marker, start=strip_header(text, False)[1]
+        )
         if not ranges:
             return ""
         where = ", ".join("%d–%d" % (a + 1, b + 1) for a, b in ranges)
-        parts.append('<p class="clinic-excerpt-head"><code>%s</code>, lines %s:</p>%s'
-                     % (name, where, excerpt_html(lines, ranges, marker)))
-    return (parts[0] + TRY_FIRST % ("Find the fix yourself, then compare it with the same place in "
-                                    "<code>fixed.cu</code>.", "fixed.cu") + parts[1] + "</details>")
+        parts.append(
+            '<p class="clinic-excerpt-head"><code>%s</code>, lines %s:</p>%s'
+            % (name, where, excerpt_html(lines, ranges, marker))
+        )
+    return (
+        parts[0]
+        + TRY_FIRST
+        % (
+            "Find the fix yourself, then compare it with the same place in "
+            "<code>fixed.cu</code>.",
+            "fixed.cu",
+        )
+        + parts[1]
+        + "</details>"
+    )
 
 
 # ---------------------------------------------------------------------------
 # Chapters.
+
 
 def chapter_titles(full, folder):
     """(short title for the navigation tree, subtitle) of a chapter whose
@@ -751,12 +921,20 @@ def prev_next_html(ids, idx, part):
     """The previous / part / next bar of the chapter ids[idx]."""
     nav = '<div class="clinic-prevnext">'
     if idx > 0:
-        nav += '<span class="clinic-prev">← Previous: @ref %s</span>' % ids[idx - 1]
+        nav += (
+            '<span class="clinic-prev">← Previous: @ref %s</span>'
+            % ids[idx - 1]
+        )
     else:
         nav += '<span class="clinic-prev">← @ref chapters</span>'
-    nav += '<span class="clinic-up">Part: [%s](@ref %s)</span>' % (part_title(part), part_id(part))
+    nav += '<span class="clinic-up">Part: [%s](@ref %s)</span>' % (
+        part_title(part),
+        part_id(part),
+    )
     if idx + 1 < len(ids):
-        nav += '<span class="clinic-next">Next: @ref %s →</span>' % ids[idx + 1]
+        nav += (
+            '<span class="clinic-next">Next: @ref %s →</span>' % ids[idx + 1]
+        )
     else:
         nav += '<span class="clinic-next">@ref outcomes →</span>'
     return nav + "</div>"
@@ -772,14 +950,18 @@ class Chapter:
         self.readme = os.path.join(self.dir, "README.md")
         self.full = read_title(self.readme) if site.exists(self.readme) else ""
         self.short, self.sub = chapter_titles(self.full, folder)
-        self.part = chapter_part(site.read_file(self.readme) if os.path.isfile(self.readme) else "")
+        self.part = chapter_part(
+            site.read_file(self.readme) if os.path.isfile(self.readme) else ""
+        )
 
     def subtitle_md(self, site):
         """The subtitle as Markdown, with its links made safe."""
         if not self.sub:
             return ""
         where = "chapters/" + self.folder
-        return site.transform_line(self.sub, self.id, where, where + "/README.md")
+        return site.transform_line(
+            self.sub, self.id, where, where + "/README.md"
+        )
 
     def title_plain(self):
         t = plain_text(self.short)
@@ -790,7 +972,8 @@ PROGRAMS = ("broken.cu", "fixed.cu", "broken.py", "fixed.py")
 
 
 def chapter_page(site, ch, ids, idx):
-    """A chapter's page: (its Markdown, the HTML of its C and PyCUDA outcomes)."""
+    """A chapter's page: (its Markdown, the HTML of its C and PyCUDA
+    outcomes)."""
     pid = part_id(ch.part)
     nav = prev_next_html(ids, idx, ch.part)
     sub = ch.subtitle_md(site)
@@ -800,24 +983,44 @@ def chapter_page(site, ch, ids, idx):
     page += nav + "\n\n@CLINIC_TOC@\n"
     if os.path.isfile(ch.readme):
         body = transform_page(site, ch.id, ch.title_plain())[0]
-        body = re.sub(r"<b>Part: ([^.<]+)\.</b>", lambda m: "<b>Part: [%s](@ref %s).</b>" % (m.group(1), pid),
-                      body)
+        body = re.sub(
+            r"<b>Part: ([^.<]+)\.</b>",
+            lambda m: "<b>Part: [%s](@ref %s).</b>" % (m.group(1), pid),
+            body,
+        )
         hint = "\\anchor %s-hint " % ch.id in body
-        page += fold_section(body, ch.id + "-fix", "Change <code>broken.cu</code> until it passes%s."
-                             % (" (the Hint below points the way)" if hint else ""), "the fix")
+        page += fold_section(
+            body,
+            ch.id + "-fix",
+            "Change <code>broken.cu</code> until it passes%s."
+            % (" (the Hint below points the way)" if hint else ""),
+            "the fix",
+        )
     else:
         page += "This chapter's README.md is not written yet.\n"
 
     # Where the bug is: the lines around the BUG: and (folded) FIX: comments.
     near = neighbourhood_html(site, ch.dir)
     if near:
-        h = site.heading(ch.id, "##", site.gen_anchor(ch.id, "where-the-bug-is"), "Where the bug is")
-        page += ("\n%s\nThe lines around the `BUG:` comment, numbered as in the full listings below.\n\n%s"
-                 % (h, htmlonly(near)))
+        h = site.heading(
+            ch.id,
+            "##",
+            site.gen_anchor(ch.id, "where-the-bug-is"),
+            "Where the bug is",
+        )
+        page += (
+            "\n%s\nThe lines around the `BUG:` comment, "
+            "numbered as in the full listings below.\n\n%s"
+            % (h, htmlonly(near))
+        )
 
     # The programs.
-    h = site.heading(ch.id, "##", site.gen_anchor(ch.id, "the-programs"), "The programs")
-    page += "\n%s\nBoth programs in full, as the tests build and run them.\n" % h
+    h = site.heading(
+        ch.id, "##", site.gen_anchor(ch.id, "the-programs"), "The programs"
+    )
+    page += (
+        "\n%s\nBoth programs in full, as the tests build and run them.\n" % h
+    )
     os.makedirs(os.path.join(site.out, "examples", ch.id), exist_ok=True)
     have_py = False
     for f in PROGRAMS:
@@ -825,49 +1028,103 @@ def chapter_page(site, ch, ids, idx):
         if site.exists(path):
             have_py = have_py or f.endswith(".py")
             shutil.copy2(path, os.path.join(site.out, "examples", ch.id))
-            what = "\n\nThe PyCUDA twin of `%s`." % f.replace(".py", ".cu") if f.endswith(".py") else ""
-            h = site.heading(ch.id, "###", site.gen_anchor(ch.id, f.replace(".", "-")), f)
+            what = (
+                "\n\nThe PyCUDA twin of `%s`." % f.replace(".py", ".cu")
+                if f.endswith(".py")
+                else ""
+            )
+            h = site.heading(
+                ch.id, "###", site.gen_anchor(ch.id, f.replace(".", "-")), f
+            )
             page += "\n%s%s\n\n\\include{lineno} %s/%s\n" % (h, what, ch.id, f)
         elif f.endswith(".cu"):
-            page += '\n<p class="clinic-missing"><code>%s</code> is not written yet.</p>\n' % f
+            page += (
+                '\n<p class="clinic-missing"><code>%s</code> '
+                "is not written yet.</p>\n" % f
+            )
 
     # The diff.
-    h = site.heading(ch.id, "##", site.gen_anchor(ch.id, "the-fix-as-a-diff"), "The fix, as a diff")
+    h = site.heading(
+        ch.id,
+        "##",
+        site.gen_anchor(ch.id, "the-fix-as-a-diff"),
+        "The fix, as a diff",
+    )
     page += "\n%s\n" % h
-    if os.path.isfile(os.path.join(ch.dir, "broken.cu")) and os.path.isfile(os.path.join(ch.dir, "fixed.cu")):
-        page += ("`fixed.cu` against `broken.cu`, made from the two files when this site was built. "
-                 "Their header comments (`\\file`, `\\brief`) are left out; the rest is the whole fix. "
-                 "Line numbers are those of the listings above.\n\n"
-                 + htmlonly(TRY_FIRST % ("Fix <code>broken.cu</code> yourself, then compare.", "the diff")
-                            + diff_html(site, ch.dir, "broken.cu", "fixed.cu")))
-        if os.path.isfile(os.path.join(ch.dir, "broken.py")) and os.path.isfile(os.path.join(ch.dir, "fixed.py")):
-            page += ("\nThe PyCUDA twins, `fixed.py` against `broken.py` (docstrings left out):\n\n"
-                     + htmlonly(diff_html(site, ch.dir, "broken.py", "fixed.py")))
+    if os.path.isfile(os.path.join(ch.dir, "broken.cu")) and os.path.isfile(
+        os.path.join(ch.dir, "fixed.cu")
+    ):
+        page += (
+            "`fixed.cu` against `broken.cu`, "
+            "made from the two files when this site was built. "
+            "Their header comments (`\\file`, `\\brief`) are left out; "
+            "the rest is the whole fix. "
+            "Line numbers are those of the listings above.\n\n"
+            + htmlonly(
+                TRY_FIRST
+                % (
+                    "Fix <code>broken.cu</code> yourself, then compare.",
+                    "the diff",
+                )
+                + diff_html(site, ch.dir, "broken.cu", "fixed.cu")
+            )
+        )
+        if os.path.isfile(
+            os.path.join(ch.dir, "broken.py")
+        ) and os.path.isfile(os.path.join(ch.dir, "fixed.py")):
+            page += (
+                "\nThe PyCUDA twins, `fixed.py` against `broken.py` "
+                "(docstrings left out):\n\n"
+                + htmlonly(diff_html(site, ch.dir, "broken.py", "fixed.py"))
+            )
         page += htmlonly("</details>")
     else:
-        page += "Not available yet: the chapter needs both `broken.cu` and `fixed.cu`.\n"
+        page += (
+            "Not available yet: "
+            "the chapter needs both `broken.cu` and `fixed.cu`.\n"
+        )
 
     # The recorded outputs.
     a = site.gen_anchor(ch.id, "recorded-output")
     h = site.heading(ch.id, "##", a, "Recorded output")
-    page += ("\n%s\nRecorded on a real GPU by the update command (see the main page), and "
-             "checked by the chapter's tests on every run: stdout, then stderr (if any), "
-             "then how the program ended.\n\n" % h)
+    page += (
+        "\n%s\nRecorded on a real GPU by the update command (see the main "
+        "page), and checked by the chapter's tests on every run: stdout, then "
+        "stderr (if any), then how the program ended.\n\n" % h
+    )
     exp = os.path.join(ch.dir, "expected")
-    outcome_c = pair_html(outcome_html(site, os.path.join(exp, "broken.out"), "broken"),
-                          outcome_html(site, os.path.join(exp, "fixed.out"), "fixed"))
+    outcome_c = pair_html(
+        outcome_html(site, os.path.join(exp, "broken.out"), "broken"),
+        outcome_html(site, os.path.join(exp, "fixed.out"), "fixed"),
+    )
     page += htmlonly(outcome_c)
-    search_text = "broken: %s fixed: %s" % (outcome_text(site, os.path.join(exp, "broken.out")),
-                                            outcome_text(site, os.path.join(exp, "fixed.out")))
+    search_text = "broken: %s fixed: %s" % (
+        outcome_text(site, os.path.join(exp, "broken.out")),
+        outcome_text(site, os.path.join(exp, "fixed.out")),
+    )
     outcome_py = ""
-    if have_py or site.exists(os.path.join(exp, "broken.py.out")) or site.exists(os.path.join(exp, "fixed.py.out")):
-        outcome_py = pair_html(outcome_html(site, os.path.join(exp, "broken.py.out"), "broken.py"),
-                               outcome_html(site, os.path.join(exp, "fixed.py.out"), "fixed.py"))
+    if (
+        have_py
+        or site.exists(os.path.join(exp, "broken.py.out"))
+        or site.exists(os.path.join(exp, "fixed.py.out"))
+    ):
+        outcome_py = pair_html(
+            outcome_html(
+                site, os.path.join(exp, "broken.py.out"), "broken.py"
+            ),
+            outcome_html(site, os.path.join(exp, "fixed.py.out"), "fixed.py"),
+        )
         page += "\nThe PyCUDA twins:\n\n" + htmlonly(outcome_py)
         search_text += " broken.py: %s fixed.py: %s" % (
             outcome_text(site, os.path.join(exp, "broken.py.out")),
-            outcome_text(site, os.path.join(exp, "fixed.py.out")))
-    site.add_search_entry("%s#%s" % (doxygen_file(ch.id), a), ch.title_plain(), "Recorded output", search_text)
+            outcome_text(site, os.path.join(exp, "fixed.py.out")),
+        )
+    site.add_search_entry(
+        "%s#%s" % (doxygen_file(ch.id), a),
+        ch.title_plain(),
+        "Recorded output",
+        search_text,
+    )
 
     page += "\n%s\n" % nav
     page = page.replace("@CLINIC_TOC@", site.toc_html(ch.id))
@@ -875,23 +1132,34 @@ def chapter_page(site, ch, ids, idx):
 
 
 def chapters_and_parts(site, chapters, parts):
-    """The chapter list grouped by part, and one page per part: {file: Markdown}."""
-    text = ("# Chapters {#chapters}\n\nOne bug per chapter, in reading order, grouped by part. "
-            "The @ref outcomes page shows every chapter's recorded result on one page.\n\n")
+    """The chapter list grouped by part, and one page per part:
+    {file: Markdown}."""
+    text = (
+        "# Chapters {#chapters}\n\n"
+        "One bug per chapter, in reading order, grouped by part. "
+        "The @ref outcomes page shows every chapter's recorded result "
+        "on one page.\n\n"
+    )
     pages = {}
     for pnum, p in enumerate(parts, 1):
         pid = part_id(p)
         text += '- @subpage %s "Part %d: %s"\n' % (pid, pnum, part_title(p))
-        ppage = "# Part %d: %s {#%s}\n\nPart %d of %d of the @ref chapters.\n\n" % (
-            pnum, part_title(p), pid, pnum, len(parts))
+        ppage = (
+            "# Part %d: %s {#%s}\n\nPart %d of %d of the @ref chapters.\n\n"
+            % (pnum, part_title(p), pid, pnum, len(parts))
+        )
         for ch in chapters:
             if ch.part == p:
                 sub = ch.subtitle_md(site)
                 line = "@ref " + ch.id + (" — " + sub if sub else "")
                 text += "  - %s\n" % line
-                ppage += "- %s\n" % line.replace("@ref " + ch.id, "@subpage " + ch.id)
+                ppage += "- %s\n" % line.replace(
+                    "@ref " + ch.id, "@subpage " + ch.id
+                )
         pages[pid + ".md"] = ppage
-        site.add_search_entry(doxygen_file(pid), "Part %d: %s" % (pnum, part_title(p)), "", ppage)
+        site.add_search_entry(
+            doxygen_file(pid), "Part %d: %s" % (pnum, part_title(p)), "", ppage
+        )
     pages["chapters.md"] = text
     site.add_search_entry("chapters.html", "Chapters", "", text)
     return pages
@@ -899,30 +1167,50 @@ def chapters_and_parts(site, chapters, parts):
 
 def outcomes_page(site, chapters, parts, outcomes):
     """Every chapter's outcome, side by side, for readers without a GPU."""
-    page = ("# Outcomes at a glance {#outcomes}\n\n"
-            "What every chapter's programs did on a real GPU, the broken program next to "
-            "the fixed one, as recorded by the update command and checked by the tests on "
-            "every run. A chapter whose outputs have not been recorded yet says so.\n\n")
+    page = (
+        "# Outcomes at a glance {#outcomes}\n\n"
+        "What every chapter's programs did on a real GPU, the broken program "
+        "next to the fixed one, as recorded by the update command and checked "
+        "by the tests on every run. A chapter whose outputs have not been "
+        "recorded yet says so.\n\n"
+    )
     for p in parts:
-        page += site.heading("outcomes", "##", "outcomes-" + re.sub(r"[^a-z0-9]+", "-", p), part_title(p)) + "\n"
+        page += (
+            site.heading(
+                "outcomes",
+                "##",
+                "outcomes-" + re.sub(r"[^a-z0-9]+", "-", p),
+                part_title(p),
+            )
+            + "\n"
+        )
         for ch in chapters:
             if ch.part != p:
                 continue
             sub = ch.subtitle_md(site)
-            page += '\\anchor outcomes-%s\n<div class="clinic-outcome-title"><b>@ref %s</b>' % (ch.id, ch.id)
+            page += (
+                "\\anchor outcomes-%s\n"
+                '<div class="clinic-outcome-title"><b>@ref %s</b>'
+                % (ch.id, ch.id)
+            )
             if sub:
                 page += " — " + sub
             c, py = outcomes[ch.id]
             page += "</div>\n\n" + htmlonly(c) + "\n"
             if py:
                 page += htmlonly(py) + "\n"
-    site.add_search_entry("outcomes.html", "Outcomes at a glance", "",
-                          "broken fixed recorded output exit status every chapter")
+    site.add_search_entry(
+        "outcomes.html",
+        "Outcomes at a glance",
+        "",
+        "broken fixed recorded output exit status every chapter",
+    )
     return page
 
 
 # ---------------------------------------------------------------------------
 # The other pages.
+
 
 def plain_page(site, pid, extra=""):
     """A page made from a Markdown file as it is, with extra appended."""
@@ -943,24 +1231,42 @@ def plain_page(site, pid, extra=""):
 
 def seeds_programs(site, seed_files):
     """The seeds' programs and their recorded outputs, for the seeds page."""
-    extra = "\n" + site.heading("seeds", "##", site.gen_anchor("seeds", "the-programs"), "The programs")
+    extra = "\n" + site.heading(
+        "seeds", "##", site.gen_anchor("seeds", "the-programs"), "The programs"
+    )
     os.makedirs(os.path.join(site.out, "examples", "seeds"), exist_ok=True)
     for f in seed_files:
-        shutil.copy2(site_path(site, "seeds", f), os.path.join(site.out, "examples", "seeds"))
+        shutil.copy2(
+            site_path(site, "seeds", f),
+            os.path.join(site.out, "examples", "seeds"),
+        )
         a = site.gen_anchor("seeds", gh_slug(f))
         out = site_path(site, "seeds", "expected", f + ".out")
         if not site.exists(out):
-            out = site_path(site, "seeds", "expected", re.sub(r"\.py\Z", "", f) + ".out")
+            out = site_path(
+                site, "seeds", "expected", re.sub(r"\.py\Z", "", f) + ".out"
+            )
         o = outcome_html(site, out, f)
-        extra += ("\n%s\n\\include{lineno} seeds/%s\n\nRecorded output:\n\n%s"
-                  % (site.heading("seeds", "###", a, f), f, htmlonly(pair_html(o, "", single=True))))
-        site.add_search_entry("seeds.html#" + a, "Seeds", f, outcome_text(site, out))
+        extra += (
+            "\n%s\n\\include{lineno} seeds/%s\n\nRecorded output:\n\n%s"
+            % (
+                site.heading("seeds", "###", a, f),
+                f,
+                htmlonly(pair_html(o, "", single=True)),
+            )
+        )
+        site.add_search_entry(
+            "seeds.html#" + a, "Seeds", f, outcome_text(site, out)
+        )
     return extra
 
 
 def site_map(doc_ids, pages):
     """The list of the site's pages under the main page, in this order."""
-    text = "\n## \\anchor index-on-this-site On this site\n\n- @subpage chapters\n"
+    text = (
+        "\n## \\anchor index-on-this-site On this site\n\n"
+        "- @subpage chapters\n"
+    )
     for pid in doc_ids:
         if pid == "outcomes":
             continue
@@ -977,7 +1283,10 @@ def site_map(doc_ids, pages):
 
 def header_search_text(header_text):
     """The words of a header's comments, for the search."""
-    comments = [m.group(0) for m in re.finditer(r"/\*[^*]*\*+([^/*][^*]*\*+)*/", header_text)]
+    comments = [
+        m.group(0)
+        for m in re.finditer(r"/\*[^*]*\*+([^/*][^*]*\*+)*/", header_text)
+    ]
     return re.sub(r"[/*\\]+", " ", " ".join(comments).replace(";", " "))
 
 
@@ -988,9 +1297,11 @@ def site_path(site, *parts):
 # ---------------------------------------------------------------------------
 # The whole site.
 
+
 def register_pages(site):
     """Finds the pages, their headings' anchors and the anchors of the sections
-    make_pages adds. Returns (docs page ids in site order, the seeds' programs)."""
+    make_pages adds. Returns (docs page ids in site order, the seeds' programs).
+    """
     root = site.root
     if site.exists(os.path.join(root, "README.md")):
         site.add_page("index", os.path.join(root, "README.md"), "")
@@ -1006,29 +1317,52 @@ def register_pages(site):
         site.doc_ids[stem] = pid
         doc_ids.append(pid)
     # The docs pages in a sensible order: the routing pages first.
-    first = [p for p in ("symptoms", "outcomes", "myths", "pycuda") if p in doc_ids]
+    first = [
+        p for p in ("symptoms", "outcomes", "myths", "pycuda") if p in doc_ids
+    ]
     doc_ids = first + [p for p in doc_ids if p not in first]
     for folder in site.chapters:
-        site.add_page("ch" + folder[:2], os.path.join(root, "chapters", folder, "README.md"),
-                      "chapters/" + folder)
+        site.add_page(
+            "ch" + folder[:2],
+            os.path.join(root, "chapters", folder, "README.md"),
+            "chapters/" + folder,
+        )
     for extra in ("seeds", "bench"):
         if site.exists(os.path.join(root, extra, "README.md")):
             site.add_page(extra, os.path.join(root, extra, "README.md"), extra)
     if site.exists(os.path.join(root, "CONTRIBUTING.md")):
-        site.add_page("contributing", os.path.join(root, "CONTRIBUTING.md"), "")
+        site.add_page(
+            "contributing", os.path.join(root, "CONTRIBUTING.md"), ""
+        )
     seed_files = []
     if "seeds" in site.pages:
         site.read.add(os.path.join(root, "seeds"))
-        seed_files = sorted(f for f in os.listdir(os.path.join(root, "seeds")) if f.endswith(".py"))
+        seed_files = sorted(
+            f
+            for f in os.listdir(os.path.join(root, "seeds"))
+            if f.endswith(".py")
+        )
 
     for pid, (src, _) in site.pages.items():
-        site.anchors[pid] = heading_anchors(read_lines(src)) if os.path.isfile(src) else []
+        site.anchors[pid] = (
+            heading_anchors(read_lines(src)) if os.path.isfile(src) else []
+        )
     for folder in site.chapters:
-        files = [f.replace(".", "-") for f in PROGRAMS if site.exists(os.path.join(root, "chapters", folder, f))]
-        site.add_anchors("ch" + folder[:2], ["the-programs"] + files
-                         + ["the-fix-as-a-diff", "recorded-output", "where-the-bug-is"])
+        files = [
+            f.replace(".", "-")
+            for f in PROGRAMS
+            if site.exists(os.path.join(root, "chapters", folder, f))
+        ]
+        site.add_anchors(
+            "ch" + folder[:2],
+            ["the-programs"]
+            + files
+            + ["the-fix-as-a-diff", "recorded-output", "where-the-bug-is"],
+        )
     if seed_files:
-        site.add_anchors("seeds", ["the-programs"] + [gh_slug(f) for f in seed_files])
+        site.add_anchors(
+            "seeds", ["the-programs"] + [gh_slug(f) for f in seed_files]
+        )
     site.add_page("outcomes", "", "")
     return doc_ids, seed_files
 
@@ -1062,51 +1396,87 @@ def make_site(site):
         write(os.path.join(pages_dir, ch.id + ".md"), page)
     for name, text in chapters_and_parts(site, chapters, parts).items():
         write(os.path.join(pages_dir, name), text)
-    write(os.path.join(pages_dir, "outcomes.md"), outcomes_page(site, chapters, parts, outcomes))
+    write(
+        os.path.join(pages_dir, "outcomes.md"),
+        outcomes_page(site, chapters, parts, outcomes),
+    )
 
     for pid in doc_ids:
         write(os.path.join(pages_dir, pid + ".md"), plain_page(site, pid))
     if "seeds" in site.pages:
         extra = seeds_programs(site, seed_files) if seed_files else ""
-        write(os.path.join(pages_dir, "seeds.md"), plain_page(site, "seeds", extra))
+        write(
+            os.path.join(pages_dir, "seeds.md"),
+            plain_page(site, "seeds", extra),
+        )
     for pid in ("bench", "contributing"):
         if pid in site.pages:
             write(os.path.join(pages_dir, pid + ".md"), plain_page(site, pid))
     smap = site_map(doc_ids, site.pages)
     if "index" in site.pages:
-        write(os.path.join(pages_dir, "mainpage.md"), plain_page(site, "index", smap))
+        write(
+            os.path.join(pages_dir, "mainpage.md"),
+            plain_page(site, "index", smap),
+        )
     else:
-        write(os.path.join(pages_dir, "mainpage.md"), "# CUDA Memcpy Clinic\n" + smap)
+        write(
+            os.path.join(pages_dir, "mainpage.md"),
+            "# CUDA Memcpy Clinic\n" + smap,
+        )
 
     header = os.path.join(site.root, "common", "check_cuda.h")
     if site.exists(header):
-        site.add_search_entry(doxygen_file("check_cuda.h"), "check_cuda.h", "",
-                              "check_cuda check_launch require_gpu_or_skip check_ints "
-                              + header_search_text(site.read_file(header)))
-    write(os.path.join(site.out, "extra", "clinic-search-index.js"),
-          "/* Generated by make_pages.py: the text of every section of the site. */\n"
-          "window.CLINIC_SEARCH_INDEX = [\n%s];\n" % "".join(site.search))
+        site.add_search_entry(
+            doxygen_file("check_cuda.h"),
+            "check_cuda.h",
+            "",
+            "check_cuda check_launch require_gpu_or_skip check_ints "
+            + header_search_text(site.read_file(header)),
+        )
+    write(
+        os.path.join(site.out, "extra", "clinic-search-index.js"),
+        "/* Generated by make_pages.py: "
+        "the text of every section of the site. */\n"
+        "window.CLINIC_SEARCH_INDEX = [\n%s];\n" % "".join(site.search),
+    )
 
 
 def depfile_text(target, paths):
     """A Makefile-style dependency file: target depends on paths."""
+
     def esc(p):
         return re.sub(r"([ #:])", r"\\\1", p.replace("$", "$$"))
-    return "%s: \\\n  %s\n" % (esc(target), " \\\n  ".join(esc(p) for p in sorted(paths)))
+
+    return "%s: \\\n  %s\n" % (
+        esc(target),
+        " \\\n  ".join(esc(p) for p in sorted(paths)),
+    )
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--root", required=True, help="the repository")
-    ap.add_argument("--chapters", default="", help="chapter folders, comma separated")
+    ap.add_argument(
+        "--chapters", default="", help="chapter folders, comma separated"
+    )
     ap.add_argument("--out", required=True, help="where the pages go")
     ap.add_argument("--diff", default="diff", help="the diff program")
-    ap.add_argument("--plots", default="", help="the folder of the copy lab's plots")
-    ap.add_argument("--depfile", help="write the files read here, as a Makefile rule for --stamp")
+    ap.add_argument(
+        "--plots", default="", help="the folder of the copy lab's plots"
+    )
+    ap.add_argument(
+        "--depfile",
+        help="write the files read here, as a Makefile rule for --stamp",
+    )
     ap.add_argument("--stamp", help="the file the depfile's rule is for")
     args = ap.parse_args(argv)
-    site = Site(os.path.abspath(args.root), os.path.abspath(args.out),
-                [c for c in args.chapters.split(",") if c], args.diff, args.plots)
+    site = Site(
+        os.path.abspath(args.root),
+        os.path.abspath(args.out),
+        [c for c in args.chapters.split(",") if c],
+        args.diff,
+        args.plots,
+    )
     try:
         make_site(site)
     except BuildError as e:
@@ -1116,7 +1486,12 @@ def main(argv=None):
         site.read.add(os.path.abspath(__file__))
         if site.plots:
             site.read.add(site.plots)
-        write(args.depfile, depfile_text(args.stamp or "docs", (os.path.abspath(p) for p in site.read)))
+        write(
+            args.depfile,
+            depfile_text(
+                args.stamp or "docs", (os.path.abspath(p) for p in site.read)
+            ),
+        )
     return 0
 
 

@@ -62,8 +62,8 @@ def gpu_reads_pageable_memory():
 
 def run():
     if gpu_reads_pageable_memory():
-        clinic.skip("this system lets the GPU read pageable host memory, "
-                    "so the bug cannot show here")
+        clinic.skip("this host's GPU can read pageable memory (HMM or ATS), "
+                    "so the fault cannot be shown here")
     doubled = SourceModule(KERNEL).get_function("doubled")
     host_values = np.arange(N, dtype=np.int32)
     want = 2 * host_values

@@ -1,6 +1,7 @@
 """broken.py -- Chapter 19, PyCUDA twin of broken.cu: the host refills a
 page-locked staging array while the memcpy_htod_async that reads it is still
-queued, so every batch on the device holds the last batch's data."""
+queued. Two arrays, used in turn, are not enough: batches 0 and 1 arrive
+holding batches 2 and 3."""
 import sys
 from pathlib import Path
 
@@ -39,19 +40,24 @@ def batch(b):
 def run():
     module = SourceModule(KERNEL_SOURCE, include_dirs=[clinic.COMMON])
     busy_wait = module.get_function("busy_wait")
-    staging = cuda.pagelocked_empty(N, np.int32)
+    staging = [cuda.pagelocked_empty(N, np.int32) for _ in range(2)]
+    # copied[k]: the last copy from staging[k] has run.
+    copied = [cuda.Event(), cuda.Event()]
     dev = cuda.mem_alloc(BATCHES * N * 4)
     s = cuda.Stream()
 
     # Queued first: the copies wait behind it.
     busy_wait(block=(1, 1, 1), grid=(1, 1), stream=s)
     for b in range(BATCHES):
-        # BUG: the copy queued for the previous batch has not run yet: it only
-        # reads staging when its turn on the stream comes. Refilling staging
-        # now replaces the data that copy is still waiting to read.
-        staging[:] = batch(b)  # in place: staging stays the page-locked array
-        cuda.memcpy_htod_async(int(dev) + b * N * 4, staging, s)
-    s.synchronize()
+        k = b % 2  # fill one array while the other's copy waits
+        # BUG: a copy reads its array only when its turn on the stream comes.
+        # The copy that last read staging[k] has not run yet, and refilling
+        # staging[k] now replaces the data it is still waiting to read.
+        staging[k][:] = batch(b)  # in place: staging[k] stays page-locked
+        cuda.memcpy_htod_async(int(dev) + b * N * 4, staging[k], s)
+        copied[k].record(s)
+    for k in range(2):  # the last copies ran: staging may be freed
+        copied[k].synchronize()
 
     result = np.empty(BATCHES * N, dtype=np.int32)
     cuda.memcpy_dtoh(result, dev)

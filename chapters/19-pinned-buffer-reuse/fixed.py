@@ -1,6 +1,6 @@
-"""fixed.py -- Chapter 19, PyCUDA twin of fixed.cu: two page-locked staging
-arrays, and an event recorded after each copy that the host waits for before
-it refills that array, so every batch on the device holds its own data."""
+"""fixed.py -- Chapter 19, PyCUDA twin of fixed.cu: before it refills a
+page-locked staging array, the host waits for the event recorded after the
+copy that last read it, so every batch on the device holds its own data."""
 import sys
 from pathlib import Path
 
@@ -48,16 +48,16 @@ def run():
     # Queued first: the copies wait behind it.
     busy_wait(block=(1, 1, 1), grid=(1, 1), stream=s)
     for b in range(BATCHES):
-        k = b % 2
+        k = b % 2  # fill one array while the other's copy waits
         # FIX: a copy reads its array only when its turn on the stream comes.
-        # Before refilling staging[k], wait until the copy that last read it
-        # has run; meanwhile the other array's copy can stay queued.
+        # Wait until the copy that last read staging[k] has run.
         if b >= 2:
             copied[k].synchronize()
         staging[k][:] = batch(b)  # in place: staging[k] stays page-locked
         cuda.memcpy_htod_async(int(dev) + b * N * 4, staging[k], s)
         copied[k].record(s)
-    s.synchronize()
+    for k in range(2):  # the last copies ran: staging may be freed
+        copied[k].synchronize()
 
     result = np.empty(BATCHES * N, dtype=np.int32)
     cuda.memcpy_dtoh(result, dev)

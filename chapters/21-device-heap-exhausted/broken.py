@@ -18,21 +18,25 @@ from pycuda.compiler import SourceModule
 THREADS = 1024  # one block
 SCRATCH_INTS = 8192  # 32 KiB a thread, 32 MiB for the block
 
-# BUG: malloc() returns NULL when the heap cannot serve the request, and the
-# kernel never looks. The heap has its default size, 8 MiB, and the block asks
-# for 32 MiB, so some threads write through NULL.
 KERNEL = r"""
 #define SCRATCH_INTS 8192
 
+/* Every thread takes a scratch array from the device heap, fills it with its
+   own index t, and writes the sum of the array, t * SCRATCH_INTS, to
+   sums[t]. */
 __global__ void sum_on_heap(int *sums)
 {
     int t = threadIdx.x;
     int sum = 0;
     int *scratch = (int *)malloc(SCRATCH_INTS * sizeof(int));
-    for (int j = 0; j < SCRATCH_INTS; j++)
+    /* BUG: malloc() returns NULL when the heap cannot serve the request, and
+       nothing here looks. The heap has its default size, 8 MiB, and the block
+       asks for 32 MiB, so some threads write through NULL. */
+    int n = SCRATCH_INTS;
+    for (int j = 0; j < n; j++)
         scratch[j] = t;
-    __syncthreads();
-    for (int j = 0; j < SCRATCH_INTS; j++)
+    __syncthreads(); /* here every thread holds its array: 32 MiB at once */
+    for (int j = 0; j < n; j++)
         sum += scratch[j];
     free(scratch);
     sums[t] = sum;
@@ -51,10 +55,6 @@ def run():
 
     sums = cuda.mem_alloc(host.nbytes)
     sum_on_heap(sums, block=(THREADS, 1, 1), grid=(1, 1))
-    # The first call that waits for the kernel raises its fault. The context is
-    # broken from then on, so the clean-up PyCUDA does when run() ends fails as
-    # well: it prints a warning to stderr for each failed call, not an
-    # exception.
     cuda.memcpy_dtoh(host, sums)
     sums.free()
     wrong = clinic.check_ints("sums", host, want)

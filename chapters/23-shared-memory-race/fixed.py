@@ -42,7 +42,8 @@ __global__ void histogram(const int *values, int *counts)
     /* FIX: atomicAdd() makes the load, the add and the store one step
        that no other thread can come between: no increment is lost. */
     atomicAdd(&bins[values[t]], 1);
-    /* FIX: wait until every thread of the block has counted. */
+    /* FIX: the barrier goes between the counting and the copy: wait
+       until every thread of the block has counted. */
     __syncthreads();
     if (t < BINS)
         counts[t] = bins[t];

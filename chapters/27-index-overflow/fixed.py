@@ -1,6 +1,6 @@
 """fixed.py -- Chapter 27, PyCUDA twin of fixed.cu: the kernel over a byte
-array of 2 GiB + 1 MiB computes its index in 64 bits, so every thread writes
-its own byte, the last MiB included."""
+array of 2 GiB + 64 KiB computes each thread's byte offset in 64 bits, so
+every thread writes its own bytes, the last 64 KiB included."""
 import sys
 from pathlib import Path
 
@@ -14,19 +14,23 @@ import pycuda.autoinit  # noqa: F401 (the context, as users create it)
 import pycuda.driver as cuda
 from pycuda.compiler import SourceModule
 
-BLOCK = 256  # threads per block
+BLOCK = 1024  # threads per block
+CHUNK = 64  # bytes per thread
 MIB = 1 << 20
-N = (1 << 31) + MIB  # bytes: 2 GiB + 1 MiB
+TAIL = 64 << 10  # 64 KiB
+N = (1 << 31) + TAIL  # bytes: 2 GiB + 64 KiB
 INT_MAX = 2**31 - 1
 
 KERNEL = """
 __global__ void fill(unsigned char *out, long long n)
 {
-    // FIX: the product in 64 bits: the index of every thread fits, up to
-    // 2^31 + 2^20 - 1 here, and never turns negative.
-    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        out[i] = (unsigned char)i;
+    // FIX: the multiply in 64 bits: every offset fits, up to 2^31 here,
+    // and none turns negative.
+    long long offset =
+        (long long)(blockIdx.x * blockDim.x + threadIdx.x) * CHUNK;
+    if (offset < n)
+        for (int k = 0; k < CHUNK; k++)
+            out[offset + k] = (unsigned char)(offset + k);
 }
 """
 
@@ -40,20 +44,22 @@ def malloc_or_skip(nbytes):
         except cuda.MemoryError:
             pass
     clinic.skip("not enough free GPU memory: this chapter needs %d MiB, "
-                "the GPU has %d MiB free" % (nbytes // MIB, free_bytes // MIB))
+                "the GPU has %d MiB free" % ((nbytes + MIB - 1) // MIB,
+                                             free_bytes // MIB))
 
 
 def run():
-    fill = SourceModule(KERNEL).get_function("fill")
-    # The 2 MiB that straddle byte 2^31: the last MiB an int can index and
-    # the first MiB it cannot.
-    first = N - 2 * MIB
-    blocks = N // BLOCK  # N is a multiple of BLOCK
+    fill = SourceModule(KERNEL, options=["-DCHUNK=%d" % CHUNK]).get_function(
+        "fill")
+    # The 128 KiB that straddle byte 2^31: the last 64 KiB an int can index
+    # and the 64 KiB after them, which it cannot.
+    first = N - 2 * TAIL
+    blocks = N // (BLOCK * CHUNK)  # exact
     dev = malloc_or_skip(N)
-    window = np.empty(2 * MIB, dtype=np.uint8)
-    print("array: %d bytes (2 GiB + 1 MiB), one thread per byte" % N)
+    window = np.empty(2 * TAIL, dtype=np.uint8)
+    print("array: %d bytes (2 GiB + 64 KiB), %d bytes a thread" % (N, CHUNK))
     print("grid: %d blocks of %d threads" % (blocks, BLOCK))
-    print("indices 0 to %d; an int holds at most %d" % (N - 1, INT_MAX))
+    print("offsets 0 to %d; an int holds at most %d" % (N - CHUNK, INT_MAX))
 
     fill(dev, np.int64(N), block=(BLOCK, 1, 1), grid=(blocks, 1))
     cuda.memcpy_dtoh(window, int(dev) + first)
@@ -62,7 +68,7 @@ def run():
     want = (np.arange(first, N) & 0xFF).astype(np.uint8)
     bad = np.flatnonzero(window != want)
     line = "bytes %d to %d: %d of %d wrong" % (first, N - 1, bad.size,
-                                               2 * MIB)
+                                               2 * TAIL)
     if bad.size:
         line += ", first at [%d]" % (first + int(bad[0]))
     print(line)

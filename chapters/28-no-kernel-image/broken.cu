@@ -67,7 +67,7 @@ int main(void)
     print_values("in", in);
 
     wrong = add_on_gpu(dev, in, 1); /* the offset the build gave: 1 */
-    /* BUG: a string is not the symbol (CUDA 5.0 dropped that form). */
+    /* BUG: a string is not the symbol (deprecated since CUDA 4.1). */
     check_cuda(cudaMemcpyToSymbol("offset", &new_offset, sizeof new_offset));
     wrong += add_on_gpu(dev, in, new_offset);
     check_cuda(cudaFree(dev));

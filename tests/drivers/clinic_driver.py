@@ -40,7 +40,7 @@ REQUIREMENTS = {
     "bench-results": "the copy lab's recorded results (bench/results)",
 }
 # A program's skip whose reason says HMM/ATS caused it, not a missing GPU.
-HMM_REASON = re.compile(r"lets the GPU read pageable host memory")
+HMM_REASON = re.compile(r"GPU can read pageable memory \(HMM or ATS\)")
 # Set by the update-expected preset; any other non-empty value is a mistake.
 UPDATE_TOKEN = "record from real runs (ctest --preset update-expected)"
 # Switches that change chapters' outcomes: golden and sanitizer runs

@@ -43,7 +43,7 @@ import sys
 
 PARTS = ("allocation", "pointers", "synchronization", "launch configuration",
          "structs", "streams and pinned memory",
-         "staging of kernel-allocated memory")
+         "staging of kernel-allocated memory", "silent device bugs")
 SECTIONS = ("Symptom", "Cause", "Fix", "Hint", "See it yourself", "PyCUDA",
             "Sources")
 SANITIZER_TOOLS = ("memcheck", "racecheck", "initcheck", "synccheck")

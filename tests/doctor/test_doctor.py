@@ -1,0 +1,342 @@
+"""Unit tests of tools/clinic-doctor, run by `ctest -L doctor` without a GPU.
+
+The report parser and the routing are tested on real compute-sanitizer
+reports: the samples in samples/ (recorded on an H100/H200 by the doctor's
+--keep, addresses and paths as the tool wrote them) and every
+chapters/*/expected/broken.<tool>.out that the update-expected preset has
+recorded. Each must route to its own chapter, given the chapter's recorded
+transcript (expected/broken.out) and source, as the doctor would see them.
+The bad-input tests run the doctor end to end with a stand-in program and a
+stand-in compute-sanitizer (samples/fake-sanitizer), so they need no GPU.
+"""
+
+import importlib.machinery
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+SAMPLES = HERE / "samples"
+DOCTOR = ROOT / "tools" / "clinic-doctor"
+
+
+def load_tool():
+    loader = importlib.machinery.SourceFileLoader("clinic_doctor",
+                                                  str(DOCTOR))
+    spec = importlib.util.spec_from_loader("clinic_doctor", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+doctor = load_tool()
+CHAPTERS = doctor.load_chapters(ROOT)
+# What the doctor is told about the GPU in the end-to-end tests.
+FAKE_GPU = json.dumps({"driver": 13000, "devices": 1,
+                       "gpus": [{"name": "stand-in", "cc": "9.0"}]})
+
+
+def fake_plain(text):
+    """A plain run's result from a recorded transcript ("[stderr]" and
+    "[exit status: N]" as the harness writes them)."""
+    m = re.search(r"\[exit status: ([^]]*)\]\n?$", text)
+    status = m.group(1) if m else "0"
+    body = text[:m.start()] if m else text
+    out, _, err = body.partition("[stderr]\n")
+    code = int(status) if status.lstrip("-").isdigit() else None
+    return {"out": out, "err": err, "status": status, "code": code,
+            "signal": None if code is not None else status,
+            "timed_out": False, "too_much": False, "seconds": 0,
+            "sizes": (len(out), len(err))}
+
+
+def route(chapter_dir, reports, transcript_text):
+    """The doctor offline: {tool: report text} of one chapter's broken
+    program, with its transcript and source. Returns the report dict."""
+    plain = fake_plain(transcript_text)
+    facts, observations = doctor.run_facts(plain, None, [], None, True)
+    records = []
+    for tool, text in reports.items():
+        records += doctor.parse_report(text, tool)[0]
+    source = (chapter_dir / "broken.cu").read_text() if (
+        chapter_dir / "broken.cu").exists() else ""
+    report = {"notes": []}
+    return doctor.diagnose(report, CHAPTERS, records, facts, observations,
+                           plain, source_text=source)
+
+
+def chapter_dir(number):
+    for d in (ROOT / "chapters").iterdir():
+        if d.name.startswith(number + "-"):
+            return d
+    raise LookupError(number)
+
+
+def recorded_reports():
+    """(chapter number, tool, report text, transcript) for every recorded
+    report: samples/chNN.<tool>.txt (with samples/chNN.out, else the
+    chapter's expected/broken.out) and chapters/*/expected/broken.<tool>.out.
+    """
+    found = []
+    for sample in sorted(SAMPLES.glob("ch[0-9][0-9].*.txt")):
+        number, tool = sample.name[2:4], sample.name.split(".")[1]
+        own = SAMPLES / f"ch{number}.out"
+        record = chapter_dir(number) / "expected" / "broken.out"
+        transcript = (own if own.exists() else record)
+        found.append((number, tool, sample.read_text(),
+                      transcript.read_text() if transcript.exists() else ""))
+    for d in sorted((ROOT / "chapters").iterdir()):
+        for tool in doctor.SANITIZER_TOOLS:
+            report = d / "expected" / f"broken.{tool}.out"
+            record = d / "expected" / "broken.out"
+            if report.exists() and record.exists():
+                found.append((d.name[:2], tool, report.read_text(),
+                              record.read_text()))
+    return found
+
+
+class ChapterData(unittest.TestCase):
+    def test_every_chapter_has_valid_data(self):
+        folders = [d for d in (ROOT / "chapters").iterdir()
+                   if re.match(r"^[0-9][0-9]-", d.name)]
+        with_data = {c["folder"] for c in CHAPTERS}
+        for d in folders:
+            self.assertIn(d.name, with_data, f"{d.name} has no doctor.json")
+
+    def test_data_names_real_places_and_facts(self):
+        known_facts = re.compile(
+            r"^(global|shared|local|read|write|atomic|null|past-end|"
+            r"past-end-far|past-end-near|before-start|before-start-far|"
+            r"inside-allocation|freed|device-heap|no-allocation-near|"
+            r"exit-nonzero|crash-signal|segfault|host-heap-corruption|"
+            r"timed-out|wrong-result|blocking-moves-error|"
+            r"blocking-changes-output|differs-between-runs|"
+            r"first-error-at-copy|no-kernel-image|"
+            r"(failed|api|error|output-error|signal):.+)$")
+        for c in CHAPTERS:
+            for sign in c.get("signs", []):
+                for fact in sign.get("facts", []):
+                    self.assertRegex(fact, known_facts,
+                                     f"chapter {c['number']}")
+
+    def test_validate_rejects_mistakes(self):
+        good = {"cause": "x", "confirm": "y", "signs": []}
+        doctor.validate(good, "t")
+        for bad in ({"cause": "x"},
+                    dict(good, signs=[{"in": "nowhere", "match": "a"}]),
+                    dict(good, signs=[{"in": "memcheck", "match": "("}]),
+                    dict(good, signs=[{"in": "memcheck"}]),
+                    dict(good, silent={"prior": 1})):
+            with self.assertRaises(ValueError):
+                doctor.validate(bad, "t")
+
+    def test_titles_come_from_the_readmes(self):
+        titled = [c for c in CHAPTERS
+                  if (ROOT / c["readme"]).exists()]
+        self.assertTrue(titled)
+        for c in titled:
+            self.assertNotRegex(c["title"], r"^#|^[0-9]")
+
+
+class Parsing(unittest.TestCase):
+    REPORT = (
+        "========= COMPUTE-SANITIZER\n"
+        "========= Invalid __global__ write of size 4 bytes\n"
+        "=========     at squares(int *, int)+0x80 in broken.cu:17\n"
+        "=========     by thread (100,0,0) in block (0,0,0)\n"
+        "=========     Access to 0x7f1b30800790 is out of bounds\n"
+        "=========     and is 1937 bytes after the nearest allocation at "
+        "0x7f1b30800000 of size 1000 bytes\n"
+        "=========\n"
+        "========= Program hit cudaErrorLaunchFailure (error 719) due to "
+        "\"unspecified launch failure\" on CUDA API call to cudaMemcpy.\n"
+        "=========\n"
+        "========= ERROR SUMMARY: 2 errors\n")
+
+    def test_a_memcheck_record(self):
+        records, summary = doctor.parse_report(self.REPORT, "memcheck")
+        self.assertEqual(summary["errors"], 2)
+        access, api = records
+        self.assertEqual(access["kind"], "invalid-access")
+        self.assertEqual(access["kernel"], "squares(int *, int)")
+        self.assertEqual((access["file"], access["line"]), ("broken.cu", 17))
+        self.assertIn("past-end-far", access["facts"])
+        self.assertIn("1937 bytes", access["address"])
+        self.assertEqual((api["api"], api["error"]),
+                         ("cudaMemcpy", "cudaErrorLaunchFailure"))
+
+    def test_the_failed_calls_after_a_fault_are_consequences(self):
+        records, _ = doctor.parse_report(self.REPORT, "memcheck")
+        kept, notes = doctor.consequences(records, fake_plain("[exit "
+                                                              "status: 2]"))
+        self.assertEqual([r["kind"] for r in kept], ["invalid-access"])
+        self.assertIn("consequences", notes[0])
+
+    def test_no_lineinfo_is_said(self):
+        text = self.REPORT.replace(" in broken.cu:17", "")
+        report = doctor.diagnose({"notes": []}, CHAPTERS,
+                                 doctor.parse_report(text, "memcheck")[0],
+                                 set(), [], fake_plain("[exit status: 0]"),
+                                 source_text="")
+        self.assertIn("-lineinfo", report["findings"][0]["lineinfo"])
+
+    def test_address_facts(self):
+        near = "Access to 0x10 is out of bounds"
+        self.assertIn("null", doctor.address_facts(near)[0])
+        before = ("and is 2147483648 bytes before the nearest allocation at "
+                  "0x... of size 2148532224 bytes")
+        self.assertIn("before-start-far", doctor.address_facts(before)[0])
+        host = "Access to 0x55d0c0ffee00 is out of bounds"
+        self.assertIn("no-allocation-near", doctor.address_facts(host)[0])
+
+    def test_racecheck_summary(self):
+        text = ("========= RACECHECK SUMMARY: 3 hazards displayed "
+                "(2 errors, 1 warnings)\n")
+        self.assertEqual(doctor.parse_report(text, "racecheck")[1]["hazards"],
+                         3)
+
+
+class Routing(unittest.TestCase):
+    def test_recorded_reports_route_to_their_chapter(self):
+        cases = recorded_reports()
+        self.assertTrue(cases, "no recorded report to route")
+        for number, tool, text, transcript in cases:
+            with self.subTest(chapter=number, tool=tool):
+                report = route(chapter_dir(number), {tool: text}, transcript)
+                self.assertIn(number, report["suspects"][:2],
+                              f"{tool} report of chapter {number} routed to "
+                              f"{report['suspects']}")
+
+    def test_silent_causes_are_ranked_by_evidence(self):
+        plain = fake_plain("every int reads 16843009\n[exit status: 1]\n")
+        facts, seen = doctor.run_facts(plain, None, [], None, False)
+        report = doctor.diagnose({"notes": []}, CHAPTERS, [], facts, seen,
+                                 plain, source_text="")
+        self.assertEqual(report["silent_causes"][0]["number"], "25")
+
+    def test_a_changed_output_under_blocking_names_the_waits(self):
+        plain = fake_plain("0 of 4 right\n[exit status: 1]\n")
+        blocking = fake_plain("4 of 4 right\n[exit status: 0]\n")
+        facts, seen = doctor.run_facts(plain, blocking, [], None, False)
+        self.assertIn("blocking-changes-output", facts)
+        report = doctor.diagnose({"notes": []}, CHAPTERS, [], facts, seen,
+                                 plain, source_text="")
+        self.assertEqual(set(report["suspects"][:3]), {"08", "09", "19"})
+
+    def test_a_moved_error_names_chapter_10(self):
+        plain = fake_plain("copy: cudaErrorIllegalAddress\n"
+                           "[exit status: 2]\n")
+        blocking = fake_plain("launch: cudaErrorIllegalAddress\n"
+                              "[exit status: 2]\n")
+        facts, seen = doctor.run_facts(plain, blocking, [], None, False)
+        report = doctor.diagnose({"notes": []}, CHAPTERS, [], facts, seen,
+                                 plain, source_text="")
+        self.assertEqual(report["suspects"][0], "10")
+
+
+class BadInput(unittest.TestCase):
+    """The doctor end to end, on stand-in programs; never a traceback."""
+
+    def doctor(self, *args, env=None, timeout=120):
+        environment = dict(os.environ, CLINIC_DOCTOR_PROBE=FAKE_GPU)
+        environment.update(env or {})
+        p = subprocess.run([sys.executable, str(DOCTOR), *args],
+                           capture_output=True, text=True, timeout=timeout,
+                           env=environment)
+        self.assertNotIn("Traceback", p.stdout + p.stderr)
+        return p
+
+    def script(self, folder, body):
+        path = Path(folder) / "program.py"
+        path.write_text("#!" + sys.executable + "\n" + body)
+        path.chmod(0o755)
+        return str(path)
+
+    def test_missing_path(self):
+        p = self.doctor("--", "/no/such/program")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no such program", p.stdout)
+        self.assertIn("not a clean bill of health", p.stdout)
+
+    def test_not_a_cuda_program(self):
+        true = "/bin/true" if os.path.exists("/bin/true") else "/usr/bin/true"
+        p = self.doctor("--", true)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("not a CUDA program", p.stdout)
+
+    def test_no_program_named(self):
+        self.assertEqual(self.doctor().returncode, 2)
+
+    def test_a_hang_meets_the_time_limit(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            prog = self.script(tmp, "import time\ntime.sleep(60)\n")
+            p = self.doctor("--timeout", "1", "--repeat", "1", "--tools=",
+                            "--", prog)
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertIn("time limit", p.stdout)
+
+    def test_megabytes_of_output(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            prog = self.script(
+                tmp, "import sys\nwhile True:\n"
+                "    sys.stdout.write('x' * 1000000 + '\\n')\n")
+            p = self.doctor("--timeout", "60", "--repeat", "1", "--tools=",
+                            "--json", "--", prog)
+        report = json.loads(p.stdout)
+        self.assertIn("MiB", " ".join(report["notes"]))
+        self.assertLess(len(p.stdout), 1 << 20)
+
+    def test_a_crash_by_signal(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            prog = self.script(tmp, "import os, signal\n"
+                               "os.kill(os.getpid(), signal.SIGSEGV)\n")
+            p = self.doctor("--repeat", "1", "--tools=", "--json", "--",
+                            prog)
+        report = json.loads(p.stdout)
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual(report["findings"][0]["kind"], "crash-signal")
+        self.assertEqual(report["suspects"][0], "05")
+
+    def test_no_gpu_is_no_clean_bill(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            prog = self.script(tmp, "print('fine')\n")
+            p = self.doctor("--", prog, env={
+                "CLINIC_DOCTOR_PROBE": json.dumps(
+                    {"driver": None, "why": "stand-in"})})
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no CUDA driver", p.stdout)
+
+    def test_no_sanitizer_is_no_clean_bill(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            prog = self.script(tmp, "print('fine')\n")
+            p = self.doctor("--sanitizer", "/no/compute-sanitizer", "--",
+                            prog)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("compute-sanitizer was not found", p.stdout)
+
+    def test_a_sanitizer_report_end_to_end(self):
+        """A stand-in compute-sanitizer replays a recorded report."""
+        sample = next(iter(sorted(SAMPLES.glob("ch13.memcheck.txt"))), None)
+        if sample is None:
+            self.skipTest("no ch13 sample yet")
+        with tempfile.TemporaryDirectory() as tmp:
+            prog = self.script(tmp, "print('b: 8 of 8 elements wrong')\n"
+                               "raise SystemExit(1)\n")
+            p = self.doctor("--sanitizer", str(SAMPLES / "fake-sanitizer"),
+                            "--repeat", "1", "--json", "--", prog,
+                            env={"FAKE_SANITIZER_REPORTS": str(SAMPLES),
+                                 "FAKE_SANITIZER_CHAPTER": "13"})
+        report = json.loads(p.stdout)
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual(report["suspects"][0], "13")
+
+
+if __name__ == "__main__":
+    unittest.main()
