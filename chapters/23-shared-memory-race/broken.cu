@@ -2,7 +2,7 @@
  * \file broken.cu
  * \brief Chapter 23, broken: one block counts values into a histogram in
  *        shared memory with a plain += where atomicAdd() is needed, and
- *        copies the bins out before its __syncthreads(), not after it.
+ *        copies the bins out with no __syncthreads() after the counting.
  */
 #include "check_cuda.h"
 #include "clinic_wait.cuh"
@@ -30,11 +30,10 @@ __global__ void histogram(const int *values, int *counts)
        that share a bin all load the same old count, add 1 and store the
        same new count, so 32 increments leave 1. */
     bins[values[t]] += 1;
-    /* BUG: the barrier comes too late. Warp 0 copies the bins out as
-       soon as it has counted, while warps 1 to 7 have not counted yet. */
+    /* BUG: no barrier: warp 0 copies the bins out as soon as it has
+       counted, while warps 1 to 7 have not counted yet. */
     if (t < BINS)
         counts[t] = bins[t];
-    __syncthreads();
 }
 
 /* Prints "<what>: v0 v1 ..." for the n values. */

@@ -1,7 +1,7 @@
 """broken.py -- Chapter 23, PyCUDA twin of broken.cu: one block counts
 values into a histogram in shared memory with a plain += where atomicAdd()
-is needed, and copies the bins out before its __syncthreads(), not after
-it."""
+is needed, and copies the bins out with no __syncthreads() after the
+counting."""
 import sys
 from pathlib import Path
 
@@ -43,11 +43,10 @@ __global__ void histogram(const int *values, int *counts)
        that share a bin all load the same old count, add 1 and store the
        same new count, so 32 increments leave 1. */
     bins[values[t]] += 1;
-    /* BUG: the barrier comes too late. Warp 0 copies the bins out as
-       soon as it has counted, while warps 1 to 7 have not counted yet. */
+    /* BUG: no barrier: warp 0 copies the bins out as soon as it has
+       counted, while warps 1 to 7 have not counted yet. */
     if (t < BINS)
         counts[t] = bins[t];
-    __syncthreads();
 }
 """
 

@@ -2,8 +2,8 @@
  * \file broken.cu
  * \brief Chapter 24, broken: each batch counts its values into a new
  *        cudaMalloc() buffer that is never cleared, so its counts start from
- *        whatever that memory held: after the first batch, the counts of the
- *        batch before.
+ *        whatever that memory held (here, after the first batch, the counts
+ *        of the batch before).
  */
 #include "check_cuda.h"
 

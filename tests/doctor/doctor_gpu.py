@@ -53,8 +53,8 @@ def programs(build, only):
 
 
 def examine(number, name, kind, exe, args):
-    command = [sys.executable, str(DOCTOR), "--json",
-               "--source", str(ROOT / "chapters" / name)]
+    command = [sys.executable, str(DOCTOR), "--json", "--tool-timeout",
+               "150", "--source", str(ROOT / "chapters" / name)]
     if kind == "broken":
         command.append("--wrong-result")
     if number in IGNORE:

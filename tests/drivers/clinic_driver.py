@@ -191,6 +191,9 @@ def update_mode(record):
             "GPU host, never on CI"
         )
     folder = os.path.dirname(os.path.abspath(record))
+    chapter = os.path.dirname(folder)
+    if not os.path.isdir(folder) and os.access(chapter, os.W_OK):
+        os.makedirs(folder, exist_ok=True)  # a new chapter's first record
     if (
         not os.path.isdir(folder)
         or not os.access(folder, os.W_OK)

@@ -48,6 +48,7 @@ SECTIONS = ("Symptom", "Cause", "Fix", "Hint", "See it yourself", "PyCUDA",
             "Sources")
 SANITIZER_TOOLS = ("memcheck", "racecheck", "initcheck", "synccheck")
 WAIVER = "Why the fix is larger"
+LENGTH_WAIVER = "Why the program is longer"
 MAX_LINES = 130
 MAX_COLUMNS = 80
 MAX_FIX_LINES = 15
@@ -103,8 +104,18 @@ def check_record_presence(chapter, rel, names):
 
 
 def check_record_format(path, rel):
-    """A record ends with the line the drivers append to every transcript."""
+    """A program's record ends with the line the drivers append to every
+    transcript; a sanitizer report's record (<prog>.<tool>.out) with the
+    tool's ERROR or RACECHECK SUMMARY line."""
     text = read_text(path)
+    name = os.path.basename(path)
+    if any(name.endswith("." + tool + ".out") for tool in SANITIZER_TOOLS):
+        if not re.search(r"^========= (ERROR|RACECHECK) SUMMARY: ", text,
+                         re.M):
+            return [Problem(rel, text.count("\n") or 1, "record",
+                            "not a recorded sanitizer report: no SUMMARY "
+                            "line (record it again, never by hand)")]
+        return []
     if closing_line(text) is None:
         return [Problem(rel, text.count("\n") or 1, "record",
                         "not a recorded transcript: the last line must be "
@@ -173,12 +184,21 @@ def check_marker(path, rel, tag):
     return []
 
 
-def check_length(path, rel):
+def check_length(path, rel, waived=False):
+    """At most MAX_LINES lines, unless the README says, under '## Why the
+    program is longer', why not (waived); a waiver that is not needed is
+    itself a problem."""
     count = len(read_text(path).splitlines())
-    if count > MAX_LINES:
+    if count > MAX_LINES and not waived:  # the limit
         return [Problem(rel, count, "length",
-                        "%d lines, at most %d: shorten the program by %d lines"
-                        % (count, MAX_LINES, count - MAX_LINES))]
+                        "%d lines, at most %d: shorten the program by %d lines,"
+                        " or explain under '## %s' in README.md"
+                        % (count, MAX_LINES, count - MAX_LINES,
+                           LENGTH_WAIVER))]
+    if count <= MAX_LINES and waived and rel.endswith("broken.cu"):
+        return [Problem(rel, count, "length",
+                        "%d lines, within %d: drop '## %s' from README.md"
+                        % (count, MAX_LINES, LENGTH_WAIVER))]
     return []
 
 
@@ -305,10 +325,11 @@ def diff_hunks(old, new):
     return hunks
 
 
-def readme_has_waiver(readme_text):
-    """True when the README explains, under '## Why the fix is larger', why
-    the fix cannot be smaller (a heading with some text under it)."""
-    match = re.search(r"^## %s\n(.*?)(?=^## |\Z)" % re.escape(WAIVER),
+def readme_has_waiver(readme_text, heading=WAIVER):
+    """True when the README explains, under '## <heading>' (by default
+    'Why the fix is larger'), why the rule cannot be kept: a heading with
+    some text under it."""
+    match = re.search(r"^## %s\n(.*?)(?=^## |\Z)" % re.escape(heading),
                       readme_text, re.M | re.S)
     return bool(match and match.group(1).strip())
 
@@ -582,13 +603,16 @@ def lint_chapter(root, name, top_readme):
                                                 rel + "/expected/" + out)
     problems += check_fixed_run(chapter, rel)
 
+    readme_path = os.path.join(chapter, "README.md")
+    long_waived = os.path.exists(readme_path) and readme_has_waiver(
+        read_text(readme_path), LENGTH_WAIVER)
     for prog, tag in (("broken", "BUG"), ("fixed", "FIX")):
         path = os.path.join(chapter, prog + ".cu")
         if os.path.exists(path):
             where = rel + "/" + prog + ".cu"
             problems += check_program_header(path, where, prog + ".cu")
             problems += check_marker(path, where, tag)
-            problems += check_length(path, where)
+            problems += check_length(path, where, long_waived)
             problems += check_width(path, where)
     for twin in twins:
         problems += check_width(os.path.join(chapter, twin), rel + "/" + twin)

@@ -227,6 +227,17 @@ class Records(LintCase):
         self.write("~/expected/broken.py.out", "squares: 3 of 4 wrong\n")
         self.expect("expected/broken.py.out:1", "record", "[exit status: N]")
 
+    def test_sanitizer_report_record(self):
+        self.write("~/expected/broken.memcheck.out",
+                   "========= COMPUTE-SANITIZER\n"
+                   "========= ERROR SUMMARY: 1 error\n")
+        self.assertClean()
+
+    def test_sanitizer_report_without_summary(self):
+        self.write("~/expected/broken.memcheck.out",
+                   "========= COMPUTE-SANITIZER\n")
+        self.expect("expected/broken.memcheck.out:1", "record", "SUMMARY")
+
     def test_compilation_failed_closes_a_record(self):
         self.write("~/expected/broken.py.out", "[compilation failed]\n")
         self.assertClean()
@@ -307,6 +318,19 @@ class Programs(LintCase):
     def test_131_lines_fail(self):
         self.padded(131)
         self.expect("broken.cu:131", "length", "131 lines, at most 130")
+
+    def test_length_waiver_accepts_a_longer_program(self):
+        self.padded(131)
+        self.replace("~/README.md", "## Sources",
+                     "## Why the program is longer\n\nIt measures time."
+                     "\n\n## Sources")
+        self.assertClean()
+
+    def test_length_waiver_not_needed(self):
+        self.replace("~/README.md", "## Sources",
+                     "## Why the program is longer\n\nIt measures time."
+                     "\n\n## Sources")
+        self.expect("broken.cu:16", "length", "drop '## Why the program is")
 
     def test_80_columns_pass(self):
         line = "    return 0; /*" + "x" * 62 + "*/"
@@ -596,8 +620,9 @@ MUTANTS = [
      'code.startswith("/**")'),
     ("no_bug_marker", "BUG: not required",
      'if tag + ":" not in read_text(path):', "if False:"),
-    ("length_off_by_one", "131 lines accepted", "if count > MAX_LINES:",
-     "if count > MAX_LINES + 1:"),
+    ("length_off_by_one", "131 lines accepted",
+     "if count > MAX_LINES and not waived:  # the limit",
+     "if count > MAX_LINES + 1 and not waived:  # the limit"),
     ("width_off_by_one", "81 columns accepted", "if columns > MAX_COLUMNS:",
      "if columns > MAX_COLUMNS + 1:"),
     ("width_no_tabs", "a tab counted as one column",
