@@ -23,8 +23,9 @@ enable_testing()
 
 # The tools the tests use, looked for once per configure: compute-sanitizer
 # next to nvcc (CLINIC_SANITIZER, cached), and a Python that can import
-# PyCUDA for the chapters' PyCUDA twins. Sets CLINIC_PYTHON (empty without
-# Python) and CLINIC_PYCUDA_MISSING (why PyCUDA cannot run here, or empty).
+# PyCUDA and CuPy for the chapters' twins. Sets CLINIC_PYTHON (empty without
+# Python), CLINIC_PYCUDA_MISSING and CLINIC_CUPY_MISSING (why that library
+# cannot run here, or empty).
 function(clinic_find_tools)
   get_property(found GLOBAL PROPERTY CLINIC_TOOLS_FOUND)
   if(NOT found)
@@ -34,29 +35,19 @@ function(clinic_find_tools)
     endif()
     get_filename_component(nvcc_dir "${CMAKE_CUDA_COMPILER}" DIRECTORY)
     find_program(CLINIC_SANITIZER compute-sanitizer HINTS "${nvcc_dir}")
-    find_package(Python3 COMPONENTS Interpreter QUIET)
-    set(python "${Python3_EXECUTABLE}")
-    set(missing "")
-    if(NOT python)
-      set(missing "no Python 3 found (set Python3_EXECUTABLE)")
-    else()
-      execute_process(COMMAND "${python}" -c "import importlib.util as u, sys; sys.exit(u.find_spec('pycuda') is None or u.find_spec('numpy') is None)"
-                      RESULT_VARIABLE no_pycuda OUTPUT_QUIET ERROR_QUIET)
-      if(NOT no_pycuda STREQUAL "0")
-        set(missing "PyCUDA and numpy are not installed for ${python} (pip install numpy pycuda)")
-      endif()
-    endif()
-    set_property(GLOBAL PROPERTY CLINIC_PYTHON "${python}")
-    set_property(GLOBAL PROPERTY CLINIC_PYCUDA_MISSING "${missing}")
+    find_package(Python3 COMPONENTS Interpreter QUIET) # _clinic_lacks(): clinic_tests.cmake
+    set_property(GLOBAL PROPERTY CLINIC_PYTHON "${Python3_EXECUTABLE}")
+    _clinic_lacks(PYCUDA "PyCUDA and numpy are" "numpy pycuda" pycuda numpy)
+    _clinic_lacks(CUPY "CuPy is" cupy-cuda13x cupy)
     set_property(GLOBAL PROPERTY CLINIC_TOOLS_FOUND TRUE)
   endif()
-  get_property(python GLOBAL PROPERTY CLINIC_PYTHON)
-  get_property(missing GLOBAL PROPERTY CLINIC_PYCUDA_MISSING)
-  set(CLINIC_PYTHON "${python}" PARENT_SCOPE)
-  set(CLINIC_PYCUDA_MISSING "${missing}" PARENT_SCOPE)
+  foreach(var PYTHON PYCUDA_MISSING CUPY_MISSING)
+    get_property(value GLOBAL PROPERTY CLINIC_${var})
+    set(CLINIC_${var} "${value}" PARENT_SCOPE)
+  endforeach()
 endfunction()
 
-# clinic_chapter([SERIAL] [FAULTS])
+# clinic_chapter([SERIAL] [FAULTS] [MULTIGPU])
 # Registers the chapter in the current folder, named NN-slug: its programs
 # chNN_broken and chNN_fixed (files "broken" and "fixed") and all its tests.
 # What is expected of them is data, in expected/ next to the records:
@@ -70,7 +61,8 @@ endfunction()
 #   chNN.broken.compile_fails  with expected/broken.compile-errors: nvcc rejects
 #                              broken.cu, each of the file's regexes (one a line)
 #                              matching one of its diagnostic lines
-#   chNN.<prog>.py.golden      for each PyCUDA twin <prog>.py in the folder
+#   chNN.<prog>.py.golden      for each PyCUDA twin <prog>.py in the folder (label pycuda)
+#   chNN.<prog>_cupy.py.golden for each CuPy twin <prog>_cupy.py (label cupy)
 # In update mode the sanitizer tests that have an expectation file also record
 # the tool's report, masked, into expected/<prog>.<tool>.out for the READMEs.
 # SERIAL: the programs measure time, so their golden tests run with the
@@ -79,11 +71,13 @@ endfunction()
 # FAULTS: a program makes the GPU fault on purpose (an illegal address). Such
 # golden tests run one at a time: with many processes faulting at once, an H100
 # once let a fault go unreported (chapter 10's fixed program exited 0, 1 run in 48).
+# MULTIGPU: the programs need two GPUs (require_gpus_or_skip(2)); all their
+# tests get the label multigpu, and the golden tests require gpu and multigpu.
 function(clinic_chapter)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "SERIAL;FAULTS" "" "")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "SERIAL;FAULTS;MULTIGPU" "" "")
   if(arg_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "clinic_chapter(): unknown arguments '${arg_UNPARSED_ARGUMENTS}'; it "
-      "takes only SERIAL and FAULTS (expectations are files in expected/, see CONTRIBUTING.md)")
+    message(FATAL_ERROR "clinic_chapter(): unknown arguments '${arg_UNPARSED_ARGUMENTS}'; it takes only "
+      "SERIAL, FAULTS and MULTIGPU (expectations are files in expected/, see CONTRIBUTING.md)")
   endif()
   clinic_find_tools()
   get_filename_component(chapter "${CMAKE_CURRENT_SOURCE_DIR}" NAME)
@@ -99,6 +93,12 @@ function(clinic_chapter)
   endif()
   if(arg_FAULTS)
     list(APPEND golden_options RESOURCE_LOCK gpu_fault)
+  endif()
+  set(needs gpu)
+  set(multigpu "") # the extra label
+  if(arg_MULTIGPU)
+    set(needs gpu multigpu)
+    set(multigpu multigpu)
   endif()
 
   foreach(prog broken fixed)
@@ -123,7 +123,7 @@ function(clinic_chapter)
   endif()
   foreach(prog IN LISTS programs)
     clinic_golden_test(${id}.${prog}.golden PROGRAM "$<TARGET_FILE:${id}_${prog}>"
-      EXPECTED "${exp}/${prog}.out" REQUIRES gpu LABELS gpu golden ${id} ${golden_options})
+      EXPECTED "${exp}/${prog}.out" REQUIRES ${needs} LABELS gpu golden ${id} ${multigpu} ${golden_options})
   endforeach()
 
   foreach(prog IN LISTS programs)
@@ -135,18 +135,24 @@ function(clinic_chapter)
         continue() # a broken program is run under the tools its bug is for
       endif()
       clinic_sanitizer_test(${id}.${prog}.${tool} PROGRAM "$<TARGET_FILE:${id}_${prog}>"
-        TOOL ${tool} RECORDED "${exp}/${prog}.out" ${expect} LABELS sanitizer ${tool} ${id})
+        TOOL ${tool} RECORDED "${exp}/${prog}.out" ${expect} REQUIRES ${needs} sanitizer
+        LABELS sanitizer ${tool} ${id} ${multigpu})
       # It reads the golden record's exit status: after that is recorded.
       set_tests_properties(${id}.${prog}.${tool} PROPERTIES DEPENDS ${id}.${prog}.golden)
     endforeach()
   endforeach()
 
-  foreach(prog broken fixed)
-    if(EXISTS "${src}/${prog}.py")
-      clinic_golden_test(${id}.${prog}.py.golden PROGRAM "${src}/${prog}.py"
-        INTERPRETER "${CLINIC_PYTHON}" WHY "${CLINIC_PYCUDA_MISSING}"
-        EXPECTED "${exp}/${prog}.py.out" REQUIRES gpu pycuda
-        LABELS pycuda golden ${id} ${golden_options}
+  foreach(twin broken.py fixed.py broken_cupy.py fixed_cupy.py)
+    set(lib pycuda)
+    if(twin MATCHES "_cupy")
+      set(lib cupy)
+    endif()
+    string(TOUPPER ${lib} LIB)
+    if(EXISTS "${src}/${twin}")
+      clinic_golden_test(${id}.${twin}.golden PROGRAM "${src}/${twin}"
+        INTERPRETER "${CLINIC_PYTHON}" WHY "${CLINIC_${LIB}_MISSING}"
+        EXPECTED "${exp}/${twin}.out" REQUIRES ${needs} ${lib}
+        LABELS ${lib} golden ${id} ${multigpu} ${golden_options}
         ENVIRONMENT PYTHONDONTWRITEBYTECODE=1) # each twin finds common/ itself
     endif()
   endforeach()

@@ -43,13 +43,19 @@ endfunction()
 
 # clinic_sanitizer_test(<name> PROGRAM <exe> TOOL <tool> RECORDED <expected/x.out>
 #                       [EXPECT_FILE <expected/x.tool>] [REPORT_RECORD <expected/x.tool.out>]
-#                       LABELS <label>...)
+#                       [REQUIRES <what>...] LABELS <label>...)
 # Without EXPECT_FILE: the tool finds nothing and the program exits as RECORDED
 # says. With it: the tool finds errors and its report matches every line of it,
 # in order; in update mode the masked report is recorded into REPORT_RECORD.
+# REQUIRES (gpu sanitizer unless given) says which CLINIC_REQUIRE words forbid a skip.
 function(clinic_sanitizer_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "PROGRAM;TOOL;RECORDED;EXPECT_FILE;REPORT_RECORD" "LABELS")
-  _clinic_test("${name}" 600 "${arg_LABELS}" sanitizer "--sanitizer=${CLINIC_SANITIZER}"
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "PROGRAM;TOOL;RECORDED;EXPECT_FILE;REPORT_RECORD"
+                        "LABELS;REQUIRES")
+  if(NOT arg_REQUIRES)
+    set(arg_REQUIRES gpu sanitizer)
+  endif()
+  list(JOIN arg_REQUIRES "," requires)
+  _clinic_test("${name}" 600 "${arg_LABELS}" sanitizer "--sanitizer=${CLINIC_SANITIZER}" "--requires=${requires}"
                "--tool=${arg_TOOL}" "--program=${arg_PROGRAM}" "--recorded=${arg_RECORDED}"
                "--expect-file=${arg_EXPECT_FILE}" "--report-record=${arg_REPORT_RECORD}")
 endfunction()
@@ -75,4 +81,23 @@ function(clinic_unavailable_test name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "REQUIRES;WHY" "LABELS")
   _clinic_test("${name}: ${arg_WHY}" 60 "${arg_LABELS}" unavailable
                "--requires=${arg_REQUIRES}" "--why=${arg_WHY}")
+endfunction()
+
+# _clinic_lacks(<WORD> <what is> <pip names> <module>...): sets the global
+# CLINIC_<WORD>_MISSING to why CLINIC_PYTHON cannot import the modules, or "".
+# For clinic_find_tools() (clinic.cmake); the twins' own skips
+# (common/clinic_pycuda.py) use the same words.
+function(_clinic_lacks word what pip)
+  get_property(python GLOBAL PROPERTY CLINIC_PYTHON)
+  set(why "no Python 3 found (set Python3_EXECUTABLE)")
+  if(python)
+    list(JOIN ARGN "','" modules)
+    execute_process(COMMAND "${python}" -c "import importlib.util as u, sys; sys.exit(any(u.find_spec(m) is None for m in ['${modules}']))"
+                    RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+    set(why "")
+    if(NOT rc STREQUAL "0")
+      set(why "${what} not installed for ${python} (pip install ${pip})")
+    endif()
+  endif()
+  set_property(GLOBAL PROPERTY CLINIC_${word}_MISSING "${why}")
 endfunction()

@@ -7,7 +7,8 @@
  * - 0  (#CLINIC_EXIT_OK): the program ran and its results were right;
  * - 1  (#CLINIC_EXIT_WRONG_RESULT): the program ran but its results were wrong;
  * - 2  (#CLINIC_EXIT_CUDA_ERROR): a CUDA call failed and check_cuda() stopped the program;
- * - 77 (#CLINIC_EXIT_SKIP): no usable GPU, so nothing was run (CTest reports "Skipped").
+ * - 77 (#CLINIC_EXIT_SKIP): no usable GPU (or fewer than a multi-GPU program
+ *   needs, require_gpus_or_skip()), so nothing was run (CTest reports "Skipped").
  *
  * Debug switch: when the compile definition `CLINIC_DEBUG_SYNC` is set, or the
  * environment variable `CLINIC_DEBUG_SYNC` is set to anything but `0`,
@@ -147,6 +148,45 @@ static inline void require_gpu_or_skip(void)
     cudaDriverGetVersion(&driver);                /* 0 when there is no driver */
     cudaRuntimeGetVersion(&runtime);
     if (clinic_skip_reason(err, count, driver, runtime, why, sizeof why)) {
+        printf("[SKIPPED] %s\n", why);
+        exit(CLINIC_EXIT_SKIP);
+    }
+}
+
+/**
+ * Decides whether there are enough GPUs for a program that needs
+ * \p needed of them. \p count is what cudaGetDeviceCount() gave (the
+ * devices CUDA_VISIBLE_DEVICES lets the program see). Returns 0 if there
+ * are enough; otherwise writes `this test needs N GPUs, the host has M`
+ * into \p why (with the value of CUDA_VISIBLE_DEVICES when it is set) and
+ * returns 1.
+ */
+static inline int clinic_gpus_reason(int needed, int count, char *why, size_t size)
+{
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    if (count >= needed)
+        return 0;
+    snprintf(why, size, "this test needs %d GPUs, the host has %d%s%s%s", needed, count,
+             visible ? " visible (CUDA_VISIBLE_DEVICES is \"" : "", visible ? visible : "",
+             visible ? "\")" : "");
+    return 1;
+}
+
+/**
+ * Call first in main() of a program that needs \p needed GPUs (label
+ * multigpu): without any usable GPU it skips as require_gpu_or_skip() does;
+ * with fewer than \p needed it prints `[SKIPPED] this test needs 2 GPUs,
+ * the host has 1` and exits 77. The harness counts only the second skip as
+ * a missing `multigpu`, so a one-GPU host stays green unless
+ * CLINIC_REQUIRE names multigpu.
+ */
+static inline void require_gpus_or_skip(int needed)
+{
+    int count = 0;
+    char why[256];
+    require_gpu_or_skip();
+    check_cuda(cudaGetDeviceCount(&count));
+    if (clinic_gpus_reason(needed, count, why, sizeof why)) {
         printf("[SKIPPED] %s\n", why);
         exit(CLINIC_EXIT_SKIP);
     }

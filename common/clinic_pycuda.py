@@ -16,6 +16,8 @@ imported when there is nothing to run on:
     import pycuda.driver as cuda
 
 and ends with `sys.exit(clinic.main(run))`, where run() returns the exit code.
+A CuPy twin (broken_cupy.py, fixed_cupy.py) does the same with
+`clinic.require_cupy_or_skip()` and then `import cupy`.
 A kernel that must wait on the GPU includes this folder's clinic_wait.cuh:
 `SourceModule(source, include_dirs=[clinic.COMMON])`.
 """
@@ -58,6 +60,44 @@ def require_gpu_or_skip():
         skip("the driver sees no CUDA device")
 
 
+def one_line(e):
+    """An exception's message on one line, as a skip line must be."""
+    return " ".join(str(e).split())
+
+
+def require_cupy_or_skip():
+    """The CuPy twins' require_gpu_or_skip(): exits 77 with the reason when
+    CuPy, the driver or a device is missing. The harness counts the first two
+    reasons as a missing `cupy`, the others as a missing GPU."""
+    import importlib.util
+    if importlib.util.find_spec("cupy") is None:
+        skip("CuPy is not installed for %s (pip install cupy-cuda13x)"
+             % sys.executable)
+    try:
+        import cupy
+    except Exception as e:  # a broken install, a CUDA library missing
+        skip("CuPy cannot be imported: %s" % one_line(e))
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as e:  # no driver, a driver too old, no device
+        skip("cudaGetDeviceCount failed (CuPy): %s" % one_line(e))
+    if count == 0:
+        skip("the driver sees no CUDA device")
+
+
+def cuda_errors():
+    """The classes of a failed CUDA call in the libraries this twin
+    imported: pycuda.driver.Error, CuPy's CUDARuntimeError and
+    CUDADriverError."""
+    found = []
+    if "pycuda.driver" in sys.modules:
+        found.append(sys.modules["pycuda.driver"].Error)
+    if "cupy" in sys.modules:
+        cuda = sys.modules["cupy"].cuda
+        found += [cuda.runtime.CUDARuntimeError, cuda.driver.CUDADriverError]
+    return tuple(found)
+
+
 def cuda_error_name(description):
     """The name of the CUDA error that the driver describes in these words,
     `CUDA_ERROR_INVALID_VALUE` for `invalid argument`, asked of the driver
@@ -80,15 +120,18 @@ def error_text(e):
     `pycuda.driver.LogicError: cuMemcpyDtoH failed: CUDA_ERROR_INVALID_VALUE
     (invalid argument)`. Any other exception gives the built-in class it
     derives from, such as `TypeError`: the messages of Boost.Python and NumPy
-    are worded anew from one version to the next."""
-    import pycuda.driver as cuda
-    if isinstance(e, cuda.Error):
+    are worded anew from one version to the next. A CuPy CUDA error gives
+    its class and message: `CUDARuntimeError: cudaErrorInvalidValue: ...`."""
+    cuda = sys.modules.get("pycuda.driver")
+    if cuda is not None and isinstance(e, cuda.Error):
         kind = "pycuda.driver.%s" % type(e).__name__
         call, failed, description = str(e).partition(" failed: ")
         name = cuda_error_name(description) if failed else None
         if name is None:
             return "%s: %s" % (kind, e)
         return "%s: %s failed: %s (%s)" % (kind, call, name, description)
+    if isinstance(e, cuda_errors()):
+        return "%s: %s" % (type(e).__name__, one_line(e))
     for cls in type(e).__mro__:
         if cls.__module__ == "builtins":
             return cls.__name__
@@ -101,13 +144,12 @@ def outcome(e):
 
 
 def main(run):
-    """Calls run() and returns its exit code. A PyCUDA error that escapes is
-    printed to stderr as one line (see error_text) and gives EXIT_CUDA_ERROR,
-    the twin of check_cuda() in the C programs."""
-    import pycuda.driver as cuda
+    """Calls run() and returns its exit code. A PyCUDA or CuPy CUDA error that
+    escapes is printed to stderr as one line (see error_text) and gives
+    EXIT_CUDA_ERROR, the twin of check_cuda() in the C programs."""
     try:
         return run()
-    except cuda.Error as e:
+    except cuda_errors() as e:  # evaluated when run() raises
         sys.stdout.flush()
         print(error_text(e), file=sys.stderr, flush=True)
         return EXIT_CUDA_ERROR

@@ -78,6 +78,11 @@ static void require_gpu(void)
     require_gpu_or_skip();
 }
 
+static void require_two_gpus(void)
+{
+    require_gpus_or_skip(2);
+}
+
 /* With tests/fake_driver's libcuda.so.1 on LD_LIBRARY_PATH: the real skip path. */
 static int old_driver(void)
 {
@@ -85,6 +90,10 @@ static int old_driver(void)
     const char *want = "[SKIPPED] the NVIDIA driver is too old for this program: "
                        "it supports CUDA 12.2, the program was built with CUDA ";
     EXPECT(run_child(require_gpu, out, sizeof out, err, sizeof err) == CLINIC_EXIT_SKIP);
+    EXPECT(strncmp(out, want, strlen(want)) == 0);
+    /* A multi-GPU program without a usable GPU gives the same reason, not the
+       GPU count: CLINIC_REQUIRE=gpu must still catch a driver too old. */
+    EXPECT(run_child(require_two_gpus, out, sizeof out, err, sizeof err) == CLINIC_EXIT_SKIP);
     EXPECT(strncmp(out, want, strlen(want)) == 0);
     printf("%s%s: %d failure(s)\n", out, failures ? "FAILED" : "passed", failures);
     return failures ? 1 : 0;
@@ -96,6 +105,11 @@ int main(int argc, char **argv)
 
     if (argc == 2 && strcmp(argv[1], "--old-driver") == 0)
         return old_driver();
+    if (argc == 2 && strcmp(argv[1], "--require-2-gpus") == 0) { /* multigpu.probe */
+        require_gpus_or_skip(2);
+        printf("two usable CUDA devices were found\n");
+        return CLINIC_EXIT_OK;
+    }
 
     EXPECT(strcmp(clinic_basename("/a/b/fixed.cu"), "fixed.cu") == 0);
     EXPECT(strcmp(clinic_basename("fixed.cu"), "fixed.cu") == 0);
@@ -123,6 +137,19 @@ int main(int argc, char **argv)
     EXPECT(clinic_skip_reason(cudaErrorUnknown, 0, 13000, 13000, buf, sizeof buf) == 1);
     EXPECT(strstr(buf, "cudaGetDeviceCount failed: cudaErrorUnknown") == buf);
     EXPECT(clinic_skip_reason(cudaSuccess, 1, 13000, 13000, buf, sizeof buf) == 0);
+
+    /* Too few GPUs for a multi-GPU program: the count, and what hid the rest. */
+    EXPECT(clinic_gpus_reason(2, 1, buf, sizeof buf) == 1);
+    EXPECT(strcmp(buf, "this test needs 2 GPUs, the host has 1") == 0);
+    EXPECT(clinic_gpus_reason(2, 2, buf, sizeof buf) == 0);
+    EXPECT(clinic_gpus_reason(2, 8, buf, sizeof buf) == 0);
+    EXPECT(clinic_gpus_reason(4, 3, buf, sizeof buf) == 1);
+    EXPECT(strcmp(buf, "this test needs 4 GPUs, the host has 3") == 0);
+    setenv("CUDA_VISIBLE_DEVICES", "0", 1);
+    EXPECT(clinic_gpus_reason(2, 1, buf, sizeof buf) == 1);
+    EXPECT(strcmp(buf, "this test needs 2 GPUs, the host has 1 visible "
+                       "(CUDA_VISIBLE_DEVICES is \"0\")") == 0);
+    unsetenv("CUDA_VISIBLE_DEVICES");
 
     EXPECT(run_child(fail_a_call, out, sizeof out, err, sizeof err) == CLINIC_EXIT_CUDA_ERROR);
     EXPECT(strstr(err, "test_check_cuda.c:") == err); /* file:line first, without directories */

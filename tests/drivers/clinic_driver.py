@@ -35,12 +35,24 @@ REQUIREMENTS = {
     "the GPU can read pageable host memory: HMM or ATS)",
     "sanitizer": "compute-sanitizer",
     "pycuda": "Python with PyCUDA and numpy",
+    "cupy": "Python with CuPy, for the CuPy twins",
+    "multigpu": "two usable GPUs (chapters marked MULTIGPU)",
     "docs": "Doxygen, for the docs site",
     "browser": "a headless browser, for the site check",
     "bench-results": "the copy lab's recorded results (bench/results)",
 }
-# A program's skip whose reason says HMM/ATS caused it, not a missing GPU.
-HMM_REASON = re.compile(r"GPU can read pageable memory \(HMM or ATS\)")
+# A program's skip whose reason names its cause, other than a missing or
+# unusable GPU: judged by that requirement word alone (so CLINIC_REQUIRE=gpu on
+# a host with one GPU, or without CuPy, still goes green).
+REASON_CAUSES = (
+    (re.compile(r"GPU can read pageable memory \(HMM or ATS\)"), "no-hmm"),
+    (re.compile(r"^this test needs [0-9]+ GPUs, the host has [0-9]+"),
+     "multigpu"),  # require_gpus_or_skip() in check_cuda.h
+    (re.compile(r"^PyCUDA and numpy are not installed for "), "pycuda"),
+    (re.compile(r"^CuPy (is not installed for|cannot be imported)"), "cupy"),
+)
+# The Python libraries of the twins: the word a twin without Python skips for.
+TWIN_LIBRARIES = ("pycuda", "cupy")
 # Set by the update-expected preset; any other non-empty value is a mistake.
 UPDATE_TOKEN = "record from real runs (ctest --preset update-expected)"
 # Switches that change chapters' outcomes: golden and sanitizer runs
@@ -109,10 +121,14 @@ def gpu_evidence():
 def skip(cause, needs, why):
     """The test cannot run here because <cause> is missing. It fails when
     CLINIC_REQUIRE names <cause> or any of the test's <needs> (or "all"), or
-    when a GPU is evidently present but unusable; otherwise it skips. A skip
-    caused by HMM/ATS is judged by the requirement "no-hmm" alone."""
-    if cause == "gpu" and HMM_REASON.search(why):
-        cause, needs = "no-hmm", []
+    when a GPU is evidently present but unusable; otherwise it skips. A
+    program's skip whose reason names another cause (REASON_CAUSES: HMM/ATS,
+    too few GPUs, a missing library) is judged by that word alone."""
+    if cause == "gpu":
+        for reason, word in REASON_CAUSES:
+            if reason.search(why):
+                cause, needs = word, []
+                break
     if cause == "gpu":
         evidence = gpu_evidence()
         if evidence:
@@ -243,8 +259,9 @@ def compare(expected, actual):
 
 
 def cmd_golden(a):
-    if a.interpreter is not None and not a.interpreter:
-        skip("pycuda", a.requires, a.why)
+    if a.interpreter is not None and not a.interpreter:  # no Python
+        library = [w for w in a.requires if w in TWIN_LIBRARIES]
+        skip((library or ["pycuda"])[0], a.requires, a.why)
     command = ([a.interpreter] if a.interpreter else []) + [a.program]
     out, err, status = run(command)
     why = program_skip(out, err, status)
@@ -284,8 +301,9 @@ def mask(report, program):
 
 
 def cmd_sanitizer(a):
-    needs = ["gpu", "sanitizer"]
-    if not a.sanitizer:
+    needs = a.requires
+    # CMake passes "CLINIC_SANITIZER-NOTFOUND" when find_program found none.
+    if not a.sanitizer or a.sanitizer.endswith("-NOTFOUND"):
         skip(
             "sanitizer",
             needs,
@@ -422,10 +440,10 @@ def cmd_compile_fail(a):
 
 
 def cmd_probe(a):
-    out, err, status = run([a.program])
+    out, err, status = run([a.program] + a.arg)
     why = program_skip(out, err, status)
     if why:
-        skip("gpu", ["gpu"], why)
+        skip("gpu", a.requires, why)
     if status != "0":
         raise Fail("the GPU probe failed:\n" + transcript(out, err, status))
     print(out, end="")
@@ -518,6 +536,7 @@ def main():
     s.add_argument("--expect-file", default="")
     s.add_argument("--recorded", required=True)
     s.add_argument("--report-record", default="")
+    s.add_argument("--requires", default="gpu,sanitizer")
     c = sub.add_parser("compile-fail")
     for arg in (
         "--cmake",
@@ -529,6 +548,8 @@ def main():
         c.add_argument(arg, required=True)
     pr = sub.add_parser("probe")
     pr.add_argument("--program", required=True)
+    pr.add_argument("--arg", action="append", default=[])
+    pr.add_argument("--requires", default="gpu")
     u = sub.add_parser("unavailable")
     u.add_argument("--requires", required=True)
     u.add_argument("--why", required=True)
@@ -537,7 +558,7 @@ def main():
     t.add_argument("--chapters", required=True)
     t.add_argument("--timeout", type=float, default=120)
     a = p.parse_args()
-    if hasattr(a, "requires") and a.command == "golden":
+    if hasattr(a, "requires") and a.command != "unavailable":
         a.requires = [w for w in a.requires.split(",") if w]
     try:
         required()  # a mistyped CLINIC_REQUIRE fails every test at once

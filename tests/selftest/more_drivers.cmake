@@ -55,6 +55,7 @@ san(pass.sanitizer.tool_and_leak_check_passed strict_tool ok ok.out)
 san(fail.sanitizer.clean_but_other_status clean_tool wrong ok.out)
 san(pass.sanitizer.clean_status_as_recorded clean_tool wrong wrong.out)
 san(skip.sanitizer.no_gpu clean_tool no_gpu ok.out)
+san(skip.sanitizer.not_found CLINIC_SANITIZER-NOTFOUND ok ok.out) # what find_program leaves
 san(skip.sanitizer.hmm clean_tool hmm ok.out ENV CLINIC_REQUIRE=gpu,sanitizer)
 san(fail.sanitizer.no_gpu_required clean_tool no_gpu ok.out ENV CLINIC_REQUIRE=gpu)
 san(fail.sanitizer.no_gpu_sanitizer_required clean_tool no_gpu ok.out ENV CLINIC_REQUIRE=sanitizer)

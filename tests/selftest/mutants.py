@@ -22,6 +22,7 @@ D = "tests/drivers/clinic_driver.py"
 C = "cmake/clinic.cmake"
 T = "cmake/clinic_tests.cmake"
 L = "bench/check_csv.py"
+P = "common/clinic_pycuda.py"
 
 MUTANTS = [  # (id, what, file, original text, planted text)
     (
@@ -205,8 +206,78 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         "hmm_is_gpu",
         "an HMM/ATS skip counted as a missing GPU",
         D,
-        'if cause == "gpu" and HMM_REASON.search(why):',
-        "if False:",
+        '\\(HMM or ATS\\)"), "no-hmm"),',
+        '\\(HMM or ATS\\)"), "gpu"),',
+    ),
+    (
+        "multigpu_is_gpu",
+        "a multigpu skip (too few GPUs) counted as a missing GPU",
+        D,
+        '     "multigpu"),  # require_gpus_or_skip()',
+        '     "gpu"),  # require_gpus_or_skip()',
+    ),
+    (
+        "cupy_missing_is_gpu",
+        "a missing CuPy counted as a missing GPU",
+        D,
+        'cannot be imported)"), "cupy"),',
+        'cannot be imported)"), "gpu"),',
+    ),
+    (
+        "reason_cause_keeps_needs",
+        "a skip with a named cause still judged by the test's needs",
+        D,
+        "cause, needs = word, []",
+        "cause = word",
+    ),
+    (
+        "twin_without_python_is_pycuda",
+        "a CuPy twin without Python skipped as a missing PyCUDA",
+        D,
+        'skip((library or ["pycuda"])[0], a.requires, a.why)',
+        'skip("pycuda", a.requires, a.why)',
+    ),
+    (
+        "probe_drops_argument",
+        "the probe runs its program without --arg",
+        D,
+        "run([a.program] + a.arg)",
+        "run([a.program])",
+    ),
+    (
+        "sanitizer_requires_ignored",
+        "a sanitizer test judged as needing only gpu and sanitizer",
+        D,
+        "    needs = a.requires\n",
+        '    needs = ["gpu", "sanitizer"]\n',
+    ),
+    (
+        "probe_requires_ignored",
+        "a probe judged as needing only gpu",
+        D,
+        'skip("gpu", a.requires, why)\n    if status != "0":',
+        'skip("gpu", ["gpu"], why)\n    if status != "0":',
+    ),
+    (
+        "multigpu_sanitizer_not_required",
+        "MULTIGPU sanitizer tests not requiring multigpu",
+        C,
+        "REQUIRES ${needs} sanitizer",
+        "REQUIRES gpu sanitizer",
+    ),
+    (
+        "cupy_no_gpu_blamed_on_cupy",
+        "a CuPy twin without a GPU skipping as if CuPy were missing",
+        P,
+        'skip("cudaGetDeviceCount failed (CuPy): %s"',
+        'skip("CuPy cannot be imported: %s"',
+    ),
+    (
+        "cupy_error_uncaught",
+        "a CuPy CUDA error not turned into exit 2",
+        P,
+        "found += [cuda.runtime.CUDARuntimeError, cuda.driver.CUDADriverError]",
+        "found += []",
     ),
     (
         "unusable_gpu_skips",
@@ -254,8 +325,43 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         "no_pycuda_twins",
         "PyCUDA twins not registered",
         C,
-        'if(EXISTS "${src}/${prog}.py")',
-        "if(FALSE)",
+        "foreach(twin broken.py fixed.py broken_cupy.py fixed_cupy.py)",
+        "foreach(twin broken_cupy.py fixed_cupy.py)",
+    ),
+    (
+        "no_cupy_twins",
+        "CuPy twins not registered",
+        C,
+        "foreach(twin broken.py fixed.py broken_cupy.py fixed_cupy.py)",
+        "foreach(twin broken.py fixed.py)",
+    ),
+    (
+        "cupy_twins_as_pycuda",
+        "CuPy twins registered as PyCUDA twins (label, requirement, why)",
+        C,
+        "set(lib cupy)",
+        "set(lib pycuda)",
+    ),
+    (
+        "multigpu_not_required",
+        "MULTIGPU golden tests not requiring multigpu",
+        C,
+        "set(needs gpu multigpu)",
+        "set(needs gpu)",
+    ),
+    (
+        "multigpu_sanitizer_unlabelled",
+        "MULTIGPU sanitizer tests without the multigpu label",
+        C,
+        "LABELS sanitizer ${tool} ${id} ${multigpu})",
+        "LABELS sanitizer ${tool} ${id})",
+    ),
+    (
+        "multigpu_flag_ignored",
+        "clinic_chapter(MULTIGPU) labelling nothing",
+        C,
+        "    set(multigpu multigpu)\n",
+        "",
     ),
     (
         "only_memcheck",
@@ -339,9 +445,10 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         "if False:",
     ),
 ]
-PART = {D: "drivers", T: "drivers", C: "registration", L: "lab"}
+PART = {D: "drivers", T: "drivers", C: "registration", L: "lab", P: "drivers"}
 COPY = (
     "cmake",
+    "common/clinic_pycuda.py",
     "tests/drivers",
     "tests/selftest",
     "bench/check_csv.py",

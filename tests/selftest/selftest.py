@@ -135,6 +135,8 @@ FAKE_CHAPTERS = {
         {
             "broken.py": "",
             "fixed.py": "",
+            "broken_cupy.py": "",
+            "fixed_cupy.py": "",
             "expected/broken.memcheck": "Invalid __global__ write\n",
             "expected/broken.initcheck": "Uninitialized\n",
             "expected/fixed.memcheck": "ERROR SUMMARY: 1 error\n",
@@ -145,6 +147,13 @@ FAKE_CHAPTERS = {
         {
             "fixed.py": "",
             "expected/broken.compile-errors": "error: one\nerror: two\n",
+        },
+    ),
+    "03-fake-three": (
+        "MULTIGPU",
+        {
+            "fixed_cupy.py": "",
+            "expected/broken.racecheck": "Race reported\n",
         },
     ),
 }
@@ -159,7 +168,21 @@ WANT_TESTS = {
     "ch02.broken.compile_fails",
     "ch02.fixed.golden",
     "ch02.fixed.py.golden",
-} | {"ch0%d.fixed.%s" % (n, t) for n in (1, 2) for t in TOOLS}
+    "ch01.broken_cupy.py.golden",
+    "ch01.fixed_cupy.py.golden",
+    "ch03.broken.golden",
+    "ch03.fixed.golden",
+    "ch03.fixed_cupy.py.golden",
+    "ch03.broken.racecheck",
+} | {"ch0%d.fixed.%s" % (n, t) for n in (1, 2, 3) for t in TOOLS}
+# The labels and requirement words each kind of test must have (the chapter's
+# own label, chNN, too); a MULTIGPU chapter's add multigpu.
+LABELS = {
+    ".golden": ({"gpu", "golden"}, "gpu"),
+    ".py.golden": ({"pycuda", "golden"}, "gpu,pycuda"),
+    "_cupy.py.golden": ({"cupy", "golden"}, "gpu,cupy"),
+    "sanitizer": ({"sanitizer"}, "gpu,sanitizer"),
+}
 
 
 def fake_tree(top, chapters):
@@ -271,10 +294,17 @@ def part_registration(args, wrong):
             wrong.append(
                 "%s: --%s=%r, not %r" % (name, key, arg(name, key), want)
             )
-    if arg("ch01.broken.py.golden", "interpreter") is None:
-        wrong.append(
-            "ch01.broken.py.golden: not run with the PyCUDA interpreter"
-        )
+    for twin in ("ch01.broken.py.golden", "ch01.fixed_cupy.py.golden"):
+        if arg(twin, "interpreter") is None:
+            wrong.append("%s: not run with the Python interpreter" % twin)
+    for twin, word in (
+        ("ch01.fixed.py.golden", "PyCUDA"),
+        ("ch01.broken_cupy.py.golden", "CuPy"),
+    ):
+        why = arg(twin, "why") or ""
+        if why and not why.startswith((word, "no Python")):
+            wrong.append("%s: --why=%r is not about %s" % (twin, why, word))
+    check_labels(tests, arg, prop, wrong)
     if prop("ch01.broken.golden", "RUN_SERIAL") is not True:
         wrong.append(
             "ch01 is SERIAL, but its golden test does not run serially"
@@ -289,6 +319,33 @@ def part_registration(args, wrong):
             "clinic_chapter(BROKEN_SANITISER ...) did not stop the configure:\n"
             + p.stdout
         )
+
+
+def check_labels(tests, arg, prop, wrong):
+    """Each test's labels and --requires, by its kind (LABELS)."""
+    for name in sorted(WANT_TESTS & set(tests)):
+        kind = next(
+            (k for k in ("_cupy.py.golden", ".py.golden", ".golden")
+             if name.endswith(k)),
+            "sanitizer",
+        )
+        if name.endswith("compile_fails"):
+            continue
+        labels, requires = LABELS[kind]
+        labels = labels | {name[:4]}
+        if name.startswith("ch03."):
+            labels = labels | {"multigpu"}
+            if requires:
+                requires = requires.replace("gpu", "gpu,multigpu", 1)
+        got = set(prop(name, "LABELS") or [])
+        if not labels <= got or (
+            "multigpu" in got and not name.startswith("ch03.")
+        ) or ({"cupy", "pycuda"} - labels) & got:
+            wrong.append("%s: labels %s, want %s" % (
+                name, sorted(got), sorted(labels)))
+        if requires and arg(name, "requires") != requires:
+            wrong.append("%s: --requires=%r, not %r" % (
+                name, arg(name, "requires"), requires))
 
 
 def part_lab(args, wrong):

@@ -1,0 +1,86 @@
+"""broken_cupy.py -- Chapter 29, CuPy twin of broken.cu: a float64 CuPy array
+is passed to a RawKernel whose parameter is float *, so the kernel reads
+halves of doubles. Then the data is right and the factor is wrong: a Python
+float, and a numpy.float64, passed to the kernel's float parameter."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+import clinic_pycuda as clinic
+
+clinic.require_cupy_or_skip()
+
+import cupy as cp
+import numpy as np
+
+N = 8         # values
+FACTOR = 2.0  # a Python float
+
+KERNEL = r"""
+/* out[i] = factor * in[i] for every i < n; in and out hold floats. */
+extern "C" __global__
+void scale(float factor, const float *in, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = factor * in[i];
+}
+"""
+
+
+def floats_line(what, values):
+    return "%s: %s" % (what, " ".join("%g" % v for v in values))
+
+
+def check_floats(what, got, want):
+    """check_floats() of broken.cu: prints one line, returns the count."""
+    wrong = np.flatnonzero(got != want)
+    if wrong.size == 0:
+        print("%s: 0 of %d elements wrong" % (what, want.size))
+    else:
+        i = int(wrong[0])
+        print("%s: %d of %d elements wrong, first at [%d]: got %g, "
+              "expected %g" % (what, wrong.size, want.size, i, got[i],
+                               want[i]))
+    return int(wrong.size)
+
+
+def run_scale(scale, factor, values):
+    """Runs scale with factor on the CuPy array values and returns the N
+    floats it wrote, as a NumPy array."""
+    dev_out = cp.empty(N, dtype=cp.float32)
+    scale((1,), (N,), (factor, values, dev_out, np.int32(N)))
+    return cp.asnumpy(dev_out)  # copies after the kernel, on its stream
+
+
+def run():
+    scale = cp.RawKernel(KERNEL, "scale")
+    values = cp.arange(1, N + 1, dtype=float)  # float means float64
+    want = (FACTOR * cp.asnumpy(values)).astype(np.float32)
+    print("%d values from 1 to %d, held as double; the kernel reads float "
+          "and multiplies by %g" % (N, N, FACTOR))
+
+    # BUG: values is float64 (8 bytes each), the kernel reads float (4):
+    # RawKernel passes the array's address and checks no types.
+    out = run_scale(scale, np.float32(FACTOR), values)
+    print(floats_line("out", out))
+    wrong = check_floats("out", out, want)
+
+    # Right data, wrong factor. BUG: the kernel's float parameter is not
+    # seen from Python; what arrives depends on the scalar's own type.
+    values32 = values.astype(cp.float32)
+    for name, factor in (("float", FACTOR),
+                         ("numpy.float64", np.float64(FACTOR))):
+        what = "factor as %s" % name
+        try:
+            out = run_scale(scale, factor, values32)
+        except Exception as e:  # refused before the launch, or by CUDA
+            print("%s: %s" % (what, clinic.error_text(e)))
+            wrong += 1
+            continue
+        print(floats_line(what, out))
+        wrong += check_floats(what, out, want)
+    return clinic.EXIT_WRONG_RESULT if wrong else clinic.EXIT_OK
+
+
+sys.exit(clinic.main(run))
