@@ -40,6 +40,7 @@ REQUIREMENTS = {
     "docs": "Doxygen, for the docs site",
     "browser": "a headless browser, for the site check",
     "bench-results": "the copy lab's recorded results (bench/results)",
+    "flake8": "flake8, for the Python lint (python.lint)",
 }
 # A program's skip whose reason names its cause, other than a missing or
 # unusable GPU: judged by that requirement word alone (so CLINIC_REQUIRE=gpu on

@@ -18,10 +18,11 @@ The rules, by the name printed in brackets (CONTRIBUTING.md says the same):
               (and seeds/expected/<seed>.out for every seeds/q*.py); every
               expected/*.out ends with its closing line, `[exit status: N]`
               or `[compilation failed]`.
-  fixed-run   expected/fixed.out and expected/fixed.py.out show a run that
-              printed something and exited 0, unless the fixed program errs
-              on purpose: expected/ holds a fixed.<tool> pattern file
-              (fixed.memcheck, ...) or the CMakeLists.txt says FIXED_SANITIZER.
+  fixed-run   expected/fixed.out, fixed.py.out and fixed_cupy.py.out show a
+              run that printed something and exited 0, unless the fixed
+              program errs on purpose: expected/ holds a fixed.<tool> pattern
+              file (fixed.memcheck, ...) or the CMakeLists.txt says
+              FIXED_SANITIZER.
   header      each .cu opens with `/**`, ` * \\file <name>.cu`, ` * \\brief `,
               includes check_cuda.h and calls require_gpu_or_skip().
   marker      broken.cu has a BUG: comment, fixed.cu a FIX: comment.
@@ -137,7 +138,7 @@ def check_fixed_run(chapter, rel):
     """The fixed programs' records show a clean run (issue 13, 1.6)."""
     problems = []
     on_purpose = faults_on_purpose(chapter)
-    for out in ("fixed.out", "fixed.py.out"):
+    for out in ("fixed.out", "fixed.py.out", "fixed_cupy.py.out"):
         path = os.path.join(chapter, "expected", out)
         if not os.path.exists(path):
             continue

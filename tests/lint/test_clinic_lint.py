@@ -248,6 +248,14 @@ class FixedRun(LintCase):
         self.write("~/expected/fixed.py.out", FIXED_FAILS)
         self.expect("expected/fixed.py.out:2", "fixed-run", "[exit status: 2]")
 
+    def test_fixed_cupy_run_that_fails(self):
+        self.write("~/fixed_cupy.py", "print('x')\n")
+        self.write("~/broken_cupy.py", "print('x')\n")
+        self.write("~/expected/broken_cupy.py.out", "x\n[exit status: 1]\n")
+        self.write("~/expected/fixed_cupy.py.out", FIXED_FAILS)
+        self.expect("expected/fixed_cupy.py.out:2", "fixed-run",
+                    "[exit status: 2]")
+
     def test_fixed_cu_run_that_fails(self):
         self.write("~/expected/fixed.out", "oops\n[stderr]\nbad\n"
                    "[exit status: 1]\n")
