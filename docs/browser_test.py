@@ -19,7 +19,9 @@ the main page is opened, and after its scripts have run the test checks:
   - the navigation tree opens and follows the page; the top tabs lead to the
     site's ways in, never to Doxygen's empty lists;
   - the search box is used as a person uses it: click, type, read the results
-    shown. Six everyday queries list their chapter among the first three;
+    shown. No highlight sits inside a longer word and no snippet shows the
+    pages' source (@ref, @subpage, a heading's "# "). Six everyday queries
+    list their chapter among the first three;
     each code term of the symptom index finds the chapter its row links to;
     Enter opens a result;
   - the main page starts with the three ways in, before build detail;
@@ -353,6 +355,7 @@ def search(driver, query, fresh=False):
     except TimeoutException:
         fail("search %r: no results panel" % query)
         return []
+    check_shown_results(driver, query)
     return [
         a.get_attribute("href")
         for a in driver.find_elements(
@@ -360,6 +363,50 @@ def search(driver, query, fresh=False):
         )
         if a.is_displayed()
     ]
+
+
+# What a result shows: its snippet's text, and where each highlight sits in it.
+SHOWN_RESULTS = """
+return Array.prototype.map.call(
+  document.querySelectorAll('#clinic-search-results .clinic-hit-text'),
+  function (el) {
+    var text = '', marks = [];
+    el.childNodes.forEach(function (n) {
+      if (n.nodeName === 'MARK') {
+        marks.push([text.length, text.length + n.textContent.length]);
+      }
+      text += n.textContent;
+    });
+    return { text: text, marks: marks };
+  });
+"""
+WORD_CHAR = re.compile(r"\w")
+# A snippet that starts its section with "# " shows a heading's source; one
+# cut out of the text ("…## Cause") may show code that holds "## ".
+SOURCE_MARKUP = re.compile(r"[@\\](ref|subpage|anchor)\b|\A#+ ")
+
+
+def check_shown_results(driver, query):
+    """Reads the results shown as a person does: a highlight marks whole
+    words, never a piece of a longer word ("in" inside "using"), and no
+    snippet shows the pages' source (@ref, @subpage, a heading's "# ")."""
+    for hit in driver.execute_script(SHOWN_RESULTS):
+        text = hit["text"]
+        for a, b in hit["marks"]:
+            inside = (a > 0 and WORD_CHAR.match(text[a - 1])) or (
+                b < len(text) and WORD_CHAR.match(text[b])
+            )
+            if inside or b - a < 2:
+                fail(
+                    "search %r: the highlight %r sits inside a longer word: "
+                    "%r" % (query, text[a:b], text[max(0, a - 20) : b + 20])
+                )
+        m = SOURCE_MARKUP.search(text)
+        if m:
+            fail(
+                "search %r: a result shows the source %r: %r"
+                % (query, m.group(0), text[:120])
+            )
 
 
 # Queries people type, and the chapter (by its folder's slug) each must list

@@ -174,19 +174,81 @@
     });
   }
 
-  function snippet(text, words) {
-    var low = text.toLowerCase();
-    var at = -1;
-    for (var k = 0; k < words.length && at < 0; k++) at = low.indexOf(words[k]);
-    if (at < 0) at = 0;
-    var from = Math.max(0, at - 60);
-    var part = (from > 0 ? '…' : '') + text.substr(from, 180) + (from + 180 < text.length ? '…' : '');
-    var html = escapeHtml(part);
-    words.forEach(function (w) {
-      var re = new RegExp('(' + escapeHtml(w).replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + ')', 'ig');
-      html = html.replace(re, '<mark>$1</mark>');
+  // What a result marks: whole words only, never a piece of a longer word
+  // (a fragment may rank a result, but "in" is not marked in "using"). The
+  // terms are the query's words (not the little ones, such as "in", unless
+  // the query has nothing else), its neighbouring pairs and whole phrase
+  // ("in-kernel"), and the phrases of its synonyms; longest first.
+  function markTerms(qw) {
+    var content = qw.filter(function (w) { return STOP.indexOf(' ' + w + ' ') < 0; });
+    var terms = [qw.join(' ')];
+    for (var k = 0; k + 1 < qw.length; k++) terms.push(qw[k] + ' ' + qw[k + 1]);
+    (content.length ? content : qw).forEach(function (w) { if (w.length > 1) terms.push(w); });
+    synonymsOf(qw).forEach(function (s) {
+      s.alt.forEach(function (a) { terms.push(a.trim()); });
     });
-    return html;
+    var seen = {};
+    return terms.filter(function (t) {
+      if (!t || seen[t]) return false;
+      seen[t] = true;
+      return true;
+    }).sort(function (a, b) { return b.length - a.length; });
+  }
+
+  // Where the terms sit in text as whole words: [start, end] pairs, sorted,
+  // overlaps merged. The words of a phrase may be joined by any punctuation.
+  function markRanges(text, terms) {
+    var found = [];
+    terms.forEach(function (t) {
+      var body = t.split(' ').map(function (w) {
+        return w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      }).join('[^\\p{L}\\p{N}_]+');
+      var re = new RegExp('(?<![\\p{L}\\p{N}_])' + body + '(?![\\p{L}\\p{N}_])', 'giu');
+      var m;
+      while ((m = re.exec(text)) !== null) found.push([m.index, m.index + m[0].length, t]);
+    });
+    found.sort(function (a, b) { return a[0] - b[0] || b[1] - a[1]; });
+    var merged = [];
+    found.forEach(function (r) {
+      var last = merged[merged.length - 1];
+      if (last && r[0] <= last[1]) last[1] = Math.max(last[1], r[1]);
+      else merged.push([r[0], r[1], r[2]]);
+    });
+    return merged;
+  }
+
+  // About 180 characters of the text around the first place the longest
+  // term found sits, cut between words, with the terms marked.
+  function snippet(text, terms) {
+    var all = markRanges(text, terms);
+    var at = 0;
+    for (var k = 0; k < terms.length; k++) {
+      var r = all.filter(function (x) { return x[2] === terms[k]; })[0];
+      if (r) { at = r[0]; break; }
+    }
+    if (!all.length) {  // only a fragment matched: show where it is, unmarked
+      var low = text.toLowerCase();
+      for (k = 0; k < terms.length && !at; k++) at = Math.max(0, low.indexOf(terms[k]));
+    }
+    var from = Math.max(0, at - 60), to = Math.min(text.length, from + 180);
+    if (from > 0) {
+      var space = text.indexOf(' ', from);
+      if (space >= 0 && space < at) from = space + 1;
+      // Not from a dash or a dot left over from the sentence before.
+      var lone = /^[^\p{L}\p{N}_\s("“'\[<]+\s+/u.exec(text.slice(from, at));
+      if (lone) from += lone[0].length;
+    }
+    if (to < text.length) {
+      var back = text.lastIndexOf(' ', to);
+      if (back > at) to = back;
+    }
+    var html = from > 0 ? '…' : '', pos = from;
+    all.forEach(function (r) {
+      if (r[0] < pos || r[1] > to) return;
+      html += escapeHtml(text.slice(pos, r[0])) + '<mark>' + escapeHtml(text.slice(r[0], r[1])) + '</mark>';
+      pos = r[1];
+    });
+    return html + escapeHtml(text.slice(pos, to)) + (to < text.length ? '…' : '');
   }
 
   // ---- the results list ----------------------------------------------------
@@ -238,6 +300,7 @@
     withIndex(function () {
       if (field() && field().value !== q) return; // typed on meanwhile
       var hits = search(q);
+      var terms = markTerms(words);
       var html = '';
       if (!hits.length) {
         html = '<div class="clinic-nohit">No section contains ' +
@@ -248,7 +311,7 @@
         html += '<a class="clinic-hit" role="option" href="' + escapeHtml(base + e.u) + '">' +
                 '<span class="clinic-hit-title">' + escapeHtml(e.t) + '</span>' +
                 (e.s ? '<span class="clinic-hit-section">' + escapeHtml(e.s) + '</span>' : '') +
-                '<span class="clinic-hit-text">' + snippet(e.x, words) + '</span></a>';
+                '<span class="clinic-hit-text">' + snippet(e.x, terms) + '</span></a>';
       });
       panel.innerHTML = html;
       selected = -1;

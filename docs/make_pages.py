@@ -46,6 +46,7 @@ file and folder it read, so the build re-runs it only when one of them changes.
 """
 
 import argparse
+import html
 import os
 import posixpath
 import re
@@ -107,6 +108,71 @@ def plain_text(text):
     text = re.sub(r"\\([_*#])", r"\1", text)
     text = re.sub(r"[ \t]+", " ", text)
     return text.strip(WHITESPACE)
+
+
+def reader_inline(text, titles):
+    """One line of Markdown or Doxygen source (not in a code block) as the
+    reader sees it: link text only, no commands, tags or emphasis; code spans
+    kept as they are shown."""
+    spans = []
+
+    def keep(m):
+        spans.append(re.sub(r"[ \t]+", " ", m.group(2).strip(" \t")))
+        return "%s%d%s" % (MARK, len(spans) - 1, MARK)
+
+    text = re.sub(r"(`+)(.+?)\1", keep, text)
+    # Doxygen's references show the quoted text, else the page's title.
+    text = re.sub(
+        r"[@\\](?:ref|subpage)[ \t]+([A-Za-z0-9_.-]*[A-Za-z0-9_])"
+        r'(?:[ \t]+"([^"]*)")?',
+        lambda m: m.group(2)
+        if m.group(2) is not None
+        else titles.get(m.group(1), ""),
+        text,
+    )
+    text = re.sub(r"[@\\]anchor[ \t]+\S+", "", text)
+    text = re.sub(
+        r"[@\\](?:htmlonly|endhtmlonly|include(?:\{[^}]*\})?[ \t]+\S+)",
+        "",
+        text,
+    )
+    text = re.sub(r"\{#[^}]*\}", "", text)
+    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    text = re.sub(r"<((?:https?|mailto):[^>\s]+)>", r"\1", text)
+    text = re.sub(r"</?[a-zA-Z][^>]*>", "", text)
+    text = re.sub(r"(\A|\|)[ \t]*#[ \t]*(?=\|)", r"\1", text)  # "# |"
+    text = re.sub(r"[|]+[ :|-]*", " ", text)
+    text = re.sub(r"\\([\\_*#@<>&`|\[\]])", r"\1", text)
+    text = html.unescape(re.sub(r"[*`]+", "", text))
+    return re.sub(
+        MARK + r"([0-9]+)" + MARK, lambda m: spans[int(m.group(1))], text
+    )
+
+
+def index_text(text, titles=None):
+    """The text of Markdown or Doxygen source as the reader sees it, on one
+    line, for the search index: no heading marks, list or quote marks,
+    Doxygen commands, link targets, tags or emphasis; code blocks kept as
+    they are, their fences left out."""
+    titles = titles or {}
+    out, fence = [], False
+    for line in text.split("\n"):
+        if is_fence(line):
+            fence = not fence
+            continue
+        if fence:
+            out.append(line)
+            continue
+        line = line.strip(WHITESPACE)
+        if re.match(r"([-*_][ \t]*){3,}\Z", line):
+            continue  # a rule
+        line = re.sub(r"\A(>[ \t]?)+", "", line)
+        if re.match(r"#{1,6}([ \t]|\Z)", line):
+            line = re.sub(r"[ \t]+#+\Z", "", line.lstrip("#"))
+        line = re.sub(r"\A(?:[-*+]|[0-9]+[.)])[ \t]+", "", line)
+        out.append(reader_inline(line, titles))
+    text = " ".join(out)
+    return re.sub(r"[ \t\r\n\f\v]+", " ", text).strip(WHITESPACE)
 
 
 def doxygen_title(text):
@@ -308,6 +374,7 @@ class Site:
         self.doc_ids = {}  # docs/<name>.md -> id
         self.toc = {}  # id -> the <li> items of its table of contents
         self.search = []  # the search index's entries (JavaScript lines)
+        self.titles = {}  # id -> the title a reference to it shows
         self.read = set()  # every file and folder read, for the depfile
         self.messages = []
 
@@ -340,8 +407,13 @@ class Site:
         self.read.add(path)
         return read_text(path)
 
-    def add_search_entry(self, url, title, section, text):
-        text = plain_text(re.sub(r"[|]+[ :|-]*", " ", text))
+    def add_search_entry(self, url, title, section, text, verbatim=False):
+        """An entry of the search index: text is Markdown or Doxygen source
+        (shown as the reader sees it), or, verbatim, a program's output."""
+        if verbatim:
+            text = re.sub(r"[ \t\r\n\f\v]+", " ", text).strip(WHITESPACE)
+        else:
+            text = index_text(text, self.titles)
         self.search.append(
             '{"u":%s,"t":%s,"s":%s,"x":%s},\n'
             % (
@@ -534,10 +606,11 @@ def transform_page(site, self_id, page_title):
             flush_para()
             fence = not fence
             body.append(line + "\n")
+            sec_text.append(line + "\n")
             continue
         if fence:
             body.append(line + "\n")
-            sec_text.append(" " + line)
+            sec_text.append(line + "\n")
             continue
         if title == "":
             m = re.match(r"# +(.*[^ ])[ ]*\Z", line)
@@ -571,7 +644,7 @@ def transform_page(site, self_id, page_title):
             )
             body.append(site.heading(self_id, hashes, anchor, text))
             continue
-        sec_text.append(" " + line)
+        sec_text.append(line + "\n")
         line = site.transform_line(line, self_id, folder, origin)
         para.append(line + "\n")
         if re.match(r"[ \t]*\Z", line):
@@ -1124,6 +1197,7 @@ def chapter_page(site, ch, ids, idx):
         ch.title_plain(),
         "Recorded output",
         search_text,
+        verbatim=True,
     )
 
     page += "\n%s\n" % nav
@@ -1158,10 +1232,15 @@ def chapters_and_parts(site, chapters, parts):
                 )
         pages[pid + ".md"] = ppage
         site.add_search_entry(
-            doxygen_file(pid), "Part %d: %s" % (pnum, part_title(p)), "", ppage
+            doxygen_file(pid),
+            "Part %d: %s" % (pnum, part_title(p)),
+            "",
+            ppage.split("\n", 1)[1],  # the title is the entry's
         )
     pages["chapters.md"] = text
-    site.add_search_entry("chapters.html", "Chapters", "", text)
+    site.add_search_entry(
+        "chapters.html", "Chapters", "", text.split("\n", 1)[1]
+    )
     return pages
 
 
@@ -1256,7 +1335,11 @@ def seeds_programs(site, seed_files):
             )
         )
         site.add_search_entry(
-            "seeds.html#" + a, "Seeds", f, outcome_text(site, out)
+            "seeds.html#" + a,
+            "Seeds",
+            f,
+            outcome_text(site, out),
+            verbatim=True,
         )
     return extra
 
@@ -1384,8 +1467,15 @@ def make_site(site):
 
     chapters = [Chapter(site, folder) for folder in site.chapters]
     parts = order_parts([ch.part for ch in chapters])
-    for p in parts:
+    for pnum, p in enumerate(parts, 1):
         site.add_page(part_id(p), "", "")
+        site.titles[part_id(p)] = "Part %d: %s" % (pnum, part_title(p))
+    # What a reference to a page shows, for the search index's text.
+    site.titles.update({ch.id: plain_text(ch.short) for ch in chapters})
+    site.titles.update(chapters="Chapters", outcomes="Outcomes at a glance")
+    for pid in list(doc_ids) + ["seeds", "bench", "contributing"]:
+        if pid in site.pages and site.pages[pid][0]:
+            site.titles[pid] = plain_text(read_title(site.pages[pid][0]))
     ids = [ch.id for ch in chapters]
     outcomes = {}
     for idx, ch in enumerate(chapters):

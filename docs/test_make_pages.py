@@ -38,6 +38,49 @@ class TextHelpers(unittest.TestCase):
             "Bold link code t _x",
         )
 
+    def test_index_text_drops_doxygen_references(self):
+        titles = {"chapters": "Chapters", "ch20": "20 · Heap"}
+        self.assertEqual(
+            mp.index_text(
+                "# Part 7: Staging {#part-7}\n\n"
+                "Part 7 of 9 of the @ref chapters.\n\n"
+                "- @subpage ch20 — a [link](@ref ch21 \"x\") here\n"
+                "- @subpage ch99\n"
+                '  - \\ref ch20 "the heap chapter", \\anchor a-b end\n',
+                titles,
+            ),
+            "Part 7: Staging Part 7 of 9 of the Chapters. "
+            "20 · Heap — a link here the heap chapter, end",
+        )
+
+    def test_index_text_drops_markdown_marks(self):
+        self.assertEqual(
+            mp.index_text(
+                "## Cause ##\n"
+                "> **Note:** a *quote*\n"
+                "1. first &lt;step&gt;\n"
+                "* star <b>item</b>, <https://x.org/a>\n"
+                "+ plus ![a plot](p.png)\n"
+                "---\n"
+                "| # | Chapter |\n|---|:--|\n| 01 | Bytes |\n"
+                "\\_x \\# y"
+            ),
+            "Cause Note: a quote first <step> star item, https://x.org/a "
+            "plus a plot Chapter 01 Bytes _x # y",
+        )
+
+    def test_index_text_keeps_code_as_shown(self):
+        # Code spans and code blocks are shown as they are: no markup there.
+        self.assertEqual(
+            mp.index_text(
+                "Use `<<<grid, block>>>` and `(void **)&p`.\n"
+                "```\n# a shell comment\n- not a list\n```\n"
+                "- after"
+            ),
+            "Use <<<grid, block>>> and (void **)&p. # a shell comment "
+            "- not a list after",
+        )
+
     def test_doxygen_title(self):
         self.assertEqual(
             mp.doxygen_title("`__device__` a<b"), "\\_\\_device\\_\\_ a&lt;b"
@@ -254,9 +297,17 @@ class SiteTests(unittest.TestCase):
         )  # a new file there changes the folder
 
     def test_add_search_entry(self):
-        self.site.add_search_entry("a.html", "T", "S", "| x | **y** |")
+        self.site.titles["ch01"] = "01 · A"
+        self.site.add_search_entry(
+            "a.html", "T", "S", "| x | **y** |\n- @ref ch01"
+        )
+        self.site.add_search_entry("b.html", "T", "", "a **b**\n- c", True)
         self.assertEqual(
-            self.site.search, ['{"u":"a.html","t":"T","s":"S","x":"x y"},\n']
+            self.site.search,
+            [
+                '{"u":"a.html","t":"T","s":"S","x":"x y 01 · A"},\n',
+                '{"u":"b.html","t":"T","s":"","x":"a **b** - c"},\n',
+            ],
         )
 
     def test_heading_and_toc(self):
@@ -637,7 +688,12 @@ class SiteTests(unittest.TestCase):
             os.path.join(self.out, "extra", "clinic-search-index.js"),
             encoding="utf-8",
         ) as f:
-            self.assertIn('"u":"check__cuda_8h.html"', f.read())
+            index = f.read()
+        self.assertIn('"u":"check__cuda_8h.html"', index)
+        # The index holds what the reader sees, not the pages' source.
+        for source in ("@ref", "@subpage", "\\\\ref", '"x":"#', "- "):
+            self.assertNotIn(source, index)
+        self.assertRegex(index, r'"u":"part-pointers.html".*"x":"Part [0-9]')
         with open(dep, encoding="utf-8") as f:
             deps = f.read()
         self.assertTrue(deps.startswith("/b/site.stamp: \\\n"))
