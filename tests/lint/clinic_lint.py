@@ -24,7 +24,8 @@ The rules, by the name printed in brackets (CONTRIBUTING.md says the same):
               file (fixed.memcheck, ...) or the CMakeLists.txt says
               FIXED_SANITIZER.
   header      each .cu opens with `/**`, ` * \\file <name>.cu`, ` * \\brief `,
-              includes check_cuda.h and calls require_gpu_or_skip().
+              includes check_cuda.h and calls require_gpu_or_skip() (or
+              require_gpus_or_skip(N) in a two-GPU chapter).
   marker      broken.cu has a BUG: comment, fixed.cu a FIX: comment.
   length      broken.cu and fixed.cu have at most 130 lines.
   width       broken.cu, fixed.cu and the chapter's .py files have no line
@@ -171,7 +172,8 @@ def check_program_header(path, rel, name):
     if '#include "check_cuda.h"' not in code:
         problems.append(Problem(rel, 0, "header", "does not include the "
                                 "common header check_cuda.h"))
-    if "require_gpu_or_skip();" not in code:
+    if not re.search(r"require_gpu_or_skip\(\);|require_gpus_or_skip\(\d+\);",
+                     code):
         problems.append(Problem(rel, 0, "header",
                                 "never calls require_gpu_or_skip()"))
     return problems

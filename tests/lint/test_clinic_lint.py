@@ -303,6 +303,12 @@ class Programs(LintCase):
         self.replace("~/fixed.cu", "require_gpu_or_skip();", "")
         self.expect("fixed.cu", "header", "require_gpu_or_skip()")
 
+    def test_two_gpu_programs_call_require_gpus_or_skip(self):
+        for prog in ("~/broken.cu", "~/fixed.cu"):
+            self.replace(prog, "require_gpu_or_skip();",
+                         "require_gpus_or_skip(2);")
+        self.assertClean()
+
     def test_bug_marker(self):
         self.replace("~/broken.cu", "BUG:", "Note:")
         self.expect("broken.cu", "marker", "BUG:")
