@@ -346,20 +346,9 @@ def main():
     p.add_argument("--dir")
     p.add_argument("--allow-missing", action="store_true")
     a = p.parse_args()
-    try:
-        driver.required()
-        if a.program:
-            check_program(a)
-        else:
-            check_dir(a.dir, a.allow_missing)
-    except driver.Skip as e:
-        print("[SKIPPED] %s" % e)
-        return driver.SKIP_EXIT
-    except Fail as e:
-        sys.stdout.flush()
-        print(str(e), file=sys.stderr)
-        return 1
-    return 0
+    if a.program:
+        return driver.verdict(lambda: check_program(a))
+    return driver.verdict(lambda: check_dir(a.dir, a.allow_missing))
 
 
 if __name__ == "__main__":

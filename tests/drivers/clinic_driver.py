@@ -162,15 +162,18 @@ def run(command, timeout=None):
         out = (e.stdout or b"").decode(errors="replace")
         err = (e.stderr or b"").decode(errors="replace")
         return out, err, "timed out after %s s" % timeout
-    rc = p.returncode
-    status = (
-        str(rc) if rc >= 0 else (signal.strsignal(-rc) or "signal %d" % -rc)
-    )
     return (
         p.stdout.decode(errors="replace"),
         p.stderr.decode(errors="replace"),
-        status,
+        status_text(p.returncode),
     )
+
+
+def status_text(rc):
+    """An exit status as the transcripts write it: the exit code, or for a
+    signal (a negative returncode from subprocess) its name, such as
+    "Segmentation fault". The exercise tool and the doctor use it too."""
+    return str(rc) if rc >= 0 else (signal.strsignal(-rc) or "signal %d" % -rc)
 
 
 def program_skip(out, err, status):
@@ -561,9 +564,17 @@ def main():
     a = p.parse_args()
     if hasattr(a, "requires") and a.command != "unavailable":
         a.requires = [w for w in a.requires.split(",") if w]
+    return verdict(lambda: globals()["cmd_" + a.command.replace("-", "_")](a))
+
+
+def verdict(body):
+    """Runs a driver's body and returns its exit status: 0 when it passed,
+    SKIP_EXIT with the `[SKIPPED] <why>` line when it raised Skip, 1 with the
+    message on stderr when it raised Fail. A mistyped CLINIC_REQUIRE fails
+    before the body runs. Shared with bench/check_csv.py."""
     try:
-        required()  # a mistyped CLINIC_REQUIRE fails every test at once
-        globals()["cmd_" + a.command.replace("-", "_")](a)
+        required()
+        body()
     except Skip as e:
         print("[SKIPPED] %s" % e)
         sys.stdout.flush()
