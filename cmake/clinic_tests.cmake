@@ -55,7 +55,11 @@ function(clinic_sanitizer_test name)
     set(arg_REQUIRES gpu sanitizer)
   endif()
   list(JOIN arg_REQUIRES "," requires)
-  _clinic_test("${name}" 600 "${arg_LABELS}" sanitizer "--sanitizer=${CLINIC_SANITIZER}" "--requires=${requires}"
+  set(sanitizer "${CLINIC_SANITIZER}")
+  if(NOT sanitizer) # also "CLINIC_SANITIZER-NOTFOUND": the driver then skips
+    set(sanitizer "")
+  endif()
+  _clinic_test("${name}" 600 "${arg_LABELS}" sanitizer "--sanitizer=${sanitizer}" "--requires=${requires}"
                "--tool=${arg_TOOL}" "--program=${arg_PROGRAM}" "--recorded=${arg_RECORDED}"
                "--expect-file=${arg_EXPECT_FILE}" "--report-record=${arg_REPORT_RECORD}")
 endfunction()
