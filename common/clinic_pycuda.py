@@ -21,6 +21,7 @@ A CuPy twin (broken_cupy.py, fixed_cupy.py) does the same with
 A kernel that must wait on the GPU includes this folder's clinic_wait.cuh:
 `SourceModule(source, include_dirs=[clinic.COMMON])`.
 """
+import os
 import sys
 from pathlib import Path
 
@@ -58,6 +59,21 @@ def require_gpu_or_skip():
         skip("cuInit failed: %s" % e)
     if count == 0:
         skip("the driver sees no CUDA device")
+
+
+def require_gpus_or_skip(needed):
+    """require_gpus_or_skip() of check_cuda.h, with the same words: skips as
+    require_gpu_or_skip() does without a usable GPU, and with fewer than
+    `needed` devices prints `[SKIPPED] this test needs 2 GPUs, the host has
+    1` (the harness counts that skip as a missing `multigpu`)."""
+    require_gpu_or_skip()
+    import pycuda.driver as cuda
+    count = cuda.Device.count()
+    if count < needed:
+        visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+        skip("this test needs %d GPUs, the host has %d%s" % (
+            needed, count, "" if visible is None
+            else ' visible (CUDA_VISIBLE_DEVICES is "%s")' % visible))
 
 
 def one_line(e):

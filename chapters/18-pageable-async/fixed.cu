@@ -1,12 +1,9 @@
 /**
  * \file fixed.cu
- * \brief Chapter 18, fixed: the same pipeline with host buffers from
- *        cudaMallocHost(). The copies of some chunks run while the kernels
- *        of others do, and the pipeline takes well under the serial time.
+ * \brief Chapter 18, fixed: pipelined copies from cudaMallocHost() overlap.
  */
 #include "check_cuda.h"
 #include "clinic_wait.cuh"
-
 #define CHUNKS 16
 #define CHUNK_INTS (4 << 20) /* 4 Mi ints: 16 MiB per chunk */
 #define CHUNK_BYTES ((size_t)CHUNK_INTS * sizeof(int))
@@ -16,12 +13,8 @@
 #define BLOCK 256
 #define YES_BELOW 0.7 /* pipeline time / serial time below this: overlapped */
 #define NO_FROM 0.8   /* at or above this: not overlapped; between: undecided */
-
 enum stage { COPY_IN, KERNEL, COPY_OUT, STAGES };
 
-/* Writes out[i] = 2 * in[i] + 1 for its n elements, then waits on the GPU's
-   clock until spin_ns have passed since it started, so the kernel lasts as
-   long as the program asks, on any GPU. */
 __global__ void process_chunk(const int *in, int *out, int n,
                               unsigned long long spin_ns)
 {
@@ -32,101 +25,80 @@ __global__ void process_chunk(const int *in, int *out, int n,
     clinic_gpu_wait_since_ns(start, spin_ns);
 }
 
-/* The host and device buffers of the pipeline, and how its kernels run. */
-struct pipeline {
-    int *host_in, *host_out; /* TOTAL_INTS each */
-    int *dev_in, *dev_out;   /* TOTAL_INTS each */
-    int grid;      /* blocks per kernel: as many as the GPU holds at once */
-    unsigned long long spin_ns;
-};
+static int *host_in, *host_out, *dev_in, *dev_out; /* TOTAL_INTS each */
+static int grid; /* blocks per kernel: as many as the GPU holds at once */
+static unsigned long long spin_ns; /* as long as both copies of a chunk */
 
-/* Milliseconds between two events that have completed. */
-static float elapsed_ms(cudaEvent_t from, cudaEvent_t to)
-{
-    float ms = 0;
-    check_cuda(cudaEventElapsedTime(&ms, from, to));
-    return ms;
-}
-
-/* Queues one stage of one chunk on stream s. */
-static void queue_stage(const struct pipeline *p, int stage, int chunk,
-                        cudaStream_t s)
+static void queue_stage(int stage, int chunk, cudaStream_t s)
 {
     size_t first = (size_t)chunk * CHUNK_INTS;
-    if (stage == COPY_IN) {
-        check_cuda(cudaMemcpyAsync(p->dev_in + first, p->host_in + first,
-                                   CHUNK_BYTES, cudaMemcpyHostToDevice, s));
-    } else if (stage == KERNEL) {
-        process_chunk<<<p->grid, BLOCK, 0, s>>>(
-            p->dev_in + first, p->dev_out + first, CHUNK_INTS, p->spin_ns);
+    if (stage == KERNEL) {
+        process_chunk<<<grid, BLOCK, 0, s>>>(dev_in + first, dev_out + first,
+                                             CHUNK_INTS, spin_ns);
         check_launch();
-    } else {
-        check_cuda(cudaMemcpyAsync(p->host_out + first, p->dev_out + first,
+    } else if (stage == COPY_IN)
+        check_cuda(cudaMemcpyAsync(dev_in + first, host_in + first,
+                                   CHUNK_BYTES, cudaMemcpyHostToDevice, s));
+    else
+        check_cuda(cudaMemcpyAsync(host_out + first, dev_out + first,
                                    CHUNK_BYTES, cudaMemcpyDeviceToHost, s));
-    }
 }
 
-/* Runs every stage of every chunk alone on stream s, waiting for each one, and
-   adds up the time of each kind of stage in stage_ms[]: the serial time. */
-static void run_one_at_a_time(struct pipeline *p, cudaStream_t s,
-                              double stage_ms[STAGES])
+int main(int argc, char **argv)
 {
-    cudaEvent_t before, after;
-    check_cuda(cudaEventCreate(&before));
-    check_cuda(cudaEventCreate(&after));
-    for (int stage = 0; stage < STAGES; stage++) {
-        if (stage == KERNEL) {
-            /* Each kernel runs twice as long as a chunk's copy in: about as
-               long as both copies of a chunk, so a pipeline could hide them
-               behind it. */
-            p->spin_ns = (unsigned long long)(2e6 * stage_ms[COPY_IN] / CHUNKS);
-            /* The first launch also loads the kernel: keep that out of the
-               times. */
-            process_chunk<<<p->grid, BLOCK, 0, s>>>(p->dev_in, p->dev_out,
-                                                    CHUNK_INTS, 0);
-            check_launch();
-            check_cuda(cudaStreamSynchronize(s));
-        }
-        for (int chunk = 0; chunk < CHUNKS; chunk++) {
-            check_cuda(cudaEventRecord(before, s));
-            queue_stage(p, stage, chunk, s);
-            check_cuda(cudaEventRecord(after, s));
-            check_cuda(cudaEventSynchronize(after));
-            stage_ms[stage] += elapsed_ms(before, after);
-        }
-    }
-    check_cuda(cudaEventDestroy(after));
-    check_cuda(cudaEventDestroy(before));
-}
-
-/* The pipeline: chunk c goes to stream c % STREAMS, its three stages in order,
-   and nothing stops the stages of different chunks from running at the same
-   time. Returns how long all of it took, in milliseconds. */
-static float run_pipelined(const struct pipeline *p,
-                           const cudaStream_t streams[STREAMS])
-{
+    int show_times = argc > 1 && strcmp(argv[1], "--times") == 0, sms;
+    cudaStream_t streams[STREAMS];
     cudaEvent_t start, stop;
-    float ms;
+    double stage_ms[STAGES] = {0, 0, 0}, serial_ms, share;
+    float ms, pipelined_ms;
+
+    require_gpu_or_skip();
+    /* FIX: page-locked memory: the copy engines use it directly, so
+       cudaMemcpyAsync() only queues the copy and returns. */
+    check_cuda(cudaMallocHost((void **)&host_in, TOTAL_BYTES));
+    check_cuda(cudaMallocHost((void **)&host_out, TOTAL_BYTES));
+    int *want = (int *)checked_malloc(TOTAL_BYTES);
+    for (size_t i = 0; i < TOTAL_INTS; i++)
+        want[i] = 2 * (host_in[i] = (int)i) + 1;
+    memset(host_out, 0xff, TOTAL_BYTES); /* -1: "never copied back" */
+    check_cuda(cudaMalloc((void **)&dev_in, TOTAL_BYTES));
+    check_cuda(cudaMalloc((void **)&dev_out, TOTAL_BYTES));
+    for (int k = 0; k < STREAMS; k++)
+        check_cuda(cudaStreamCreate(&streams[k])); /* blocking streams */
     check_cuda(cudaEventCreate(&start));
     check_cuda(cudaEventCreate(&stop));
-    check_cuda(cudaEventRecord(start, 0));
+    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &grid, process_chunk, BLOCK, 0));
+    check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    grid *= sms;
+    for (int stage = 0; stage < STAGES; stage++) { /* the serial time */
+        if (stage == KERNEL) { /* untimed first launch, spin_ns 0: loads it */
+            queue_stage(KERNEL, 0, streams[0]);
+            check_cuda(cudaStreamSynchronize(streams[0]));
+            spin_ns = (unsigned long long)(2e6 * stage_ms[COPY_IN] / CHUNKS);
+        }
+        for (int chunk = 0; chunk < CHUNKS; chunk++) {
+            check_cuda(cudaEventRecord(start, streams[0]));
+            queue_stage(stage, chunk, streams[0]);
+            check_cuda(cudaEventRecord(stop, streams[0]));
+            check_cuda(cudaEventSynchronize(stop));
+            check_cuda(cudaEventElapsedTime(&ms, start, stop));
+            stage_ms[stage] += ms;
+        }
+    }
+    serial_ms = stage_ms[COPY_IN] + stage_ms[KERNEL] + stage_ms[COPY_OUT];
+    memset(host_out, 0xff, TOTAL_BYTES); /* check the pipeline's results only */
+    check_cuda(cudaEventRecord(start, 0)); /* the pipeline */
     for (int chunk = 0; chunk < CHUNKS; chunk++)
         for (int stage = 0; stage < STAGES; stage++)
-            queue_stage(p, stage, chunk, streams[chunk % STREAMS]);
-    /* The legacy default stream waits for every blocking stream (chapter 08),
-       so stop completes when the last chunk has been copied back. */
-    check_cuda(cudaEventRecord(stop, 0));
+            queue_stage(stage, chunk, streams[chunk % STREAMS]);
+    check_cuda(cudaEventRecord(stop, 0)); /* after every stream (ch. 08) */
     check_cuda(cudaEventSynchronize(stop));
-    ms = elapsed_ms(start, stop);
-    check_cuda(cudaEventDestroy(stop));
-    check_cuda(cudaEventDestroy(start));
-    return ms;
-}
+    check_cuda(cudaEventElapsedTime(&pipelined_ms, start, stop));
 
-/* Says whether the stages overlapped, from the pipeline's share of the
-   serial time. */
-static void print_verdict(double share)
-{
+    printf("%d chunks of %d MiB over %d streams: copy in, kernel, copy out\n",
+           CHUNKS, (int)(CHUNK_BYTES >> 20), STREAMS);
+    share = pipelined_ms / serial_ms;
     if (share < YES_BELOW)
         printf("overlapped: yes (the pipeline took less than %.1f of the "
                "serial time)\n", YES_BELOW);
@@ -134,72 +106,25 @@ static void print_verdict(double share)
         printf("overlapped: no (the pipeline took at least %.1f of the "
                "serial time)\n", NO_FROM);
     else
-        printf("overlapped: UNDECIDED (the pipeline took between %.1f and "
-               "%.1f of the serial time; run with --times)\n",
-               YES_BELOW, NO_FROM);
-}
-
-int main(int argc, char **argv)
-{
-    int show_times = argc > 1 && strcmp(argv[1], "--times") == 0;
-    struct pipeline p;
-    cudaStream_t streams[STREAMS];
-    double stage_ms[STAGES] = {0, 0, 0}, serial_ms;
-    float pipelined_ms;
-    int *want, blocks_per_sm, sms;
-    size_t wrong;
-
-    require_gpu_or_skip();
-    /* FIX: page-locked memory. The copy engines read and write it directly,
-       so cudaMemcpyAsync() only queues the copy and returns, and the copies
-       of one chunk can run while the kernel of another does. */
-    check_cuda(cudaMallocHost((void **)&p.host_in, TOTAL_BYTES));
-    check_cuda(cudaMallocHost((void **)&p.host_out, TOTAL_BYTES));
-    want = (int *)checked_malloc(TOTAL_BYTES);
-    for (size_t i = 0; i < TOTAL_INTS; i++) {
-        p.host_in[i] = (int)i;
-        want[i] = 2 * (int)i + 1;
-    }
-    /* -1 everywhere: the marker of "never copied back" */
-    memset(p.host_out, 0xff, TOTAL_BYTES);
-    check_cuda(cudaMalloc((void **)&p.dev_in, TOTAL_BYTES));
-    check_cuda(cudaMalloc((void **)&p.dev_out, TOTAL_BYTES));
-    for (int k = 0; k < STREAMS; k++)
-        check_cuda(cudaStreamCreate(&streams[k])); /* blocking streams */
-    /* Each kernel fills the GPU and every block waits the full time, so
-       kernels cannot save time by sharing the GPU: any time the pipeline
-       saves comes from copies running while a kernel runs. */
-    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &blocks_per_sm, process_chunk, BLOCK, 0));
-    check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    p.grid = blocks_per_sm * sms;
-
-    run_one_at_a_time(&p, streams[0], stage_ms);
-    serial_ms = stage_ms[COPY_IN] + stage_ms[KERNEL] + stage_ms[COPY_OUT];
-    /* the check below sees only the pipeline's results */
-    memset(p.host_out, 0xff, TOTAL_BYTES);
-    pipelined_ms = run_pipelined(&p, streams);
-
-    printf("%d chunks of %d MiB over %d streams: copy in, kernel, copy out\n",
-           CHUNKS, (int)(CHUNK_BYTES >> 20), STREAMS);
-    print_verdict(pipelined_ms / serial_ms);
-    if (show_times) { /* to stderr, on request: they differ on every run */
+        printf("overlapped: UNDECIDED (the pipeline took between %.1f and %.1f"
+               " of the serial time; run with --times)\n", YES_BELOW, NO_FROM);
+    if (show_times) /* to stderr, on request: they differ on every run */
         fprintf(stderr, "serial: copy in %.1f ms (%.1f GB/s), kernels %.1f ms, "
-                "copy out %.1f ms (%.1f GB/s), total %.1f ms\n",
+                "copy out %.1f ms (%.1f GB/s), total %.1f ms\n"
+                "pipeline: %.1f ms, %.2f of the serial time\n",
                 stage_ms[COPY_IN], TOTAL_BYTES / 1e6 / stage_ms[COPY_IN],
                 stage_ms[KERNEL], stage_ms[COPY_OUT],
-                TOTAL_BYTES / 1e6 / stage_ms[COPY_OUT], serial_ms);
-        fprintf(stderr, "pipeline: %.1f ms, %.2f of the serial time\n",
-                pipelined_ms, pipelined_ms / serial_ms);
-    }
-    wrong = check_ints("results", p.host_out, want, TOTAL_INTS);
-
+                TOTAL_BYTES / 1e6 / stage_ms[COPY_OUT], serial_ms,
+                pipelined_ms, share);
+    size_t wrong = check_ints("results", host_out, want, TOTAL_INTS);
+    check_cuda(cudaEventDestroy(stop));
+    check_cuda(cudaEventDestroy(start));
     for (int k = 0; k < STREAMS; k++)
         check_cuda(cudaStreamDestroy(streams[k]));
-    check_cuda(cudaFree(p.dev_out));
-    check_cuda(cudaFree(p.dev_in));
+    check_cuda(cudaFree(dev_out));
+    check_cuda(cudaFree(dev_in));
     free(want);
-    check_cuda(cudaFreeHost(p.host_out)); /* FIX: pinned memory's own free */
-    check_cuda(cudaFreeHost(p.host_in));
+    check_cuda(cudaFreeHost(host_out)); /* FIX: pinned memory's own free */
+    check_cuda(cudaFreeHost(host_in));
     return wrong ? CLINIC_EXIT_WRONG_RESULT : CLINIC_EXIT_OK;
 }

@@ -45,7 +45,8 @@ import sys
 
 PARTS = ("allocation", "pointers", "synchronization", "launch configuration",
          "structs", "streams and pinned memory",
-         "staging of kernel-allocated memory", "silent device bugs")
+         "staging of kernel-allocated memory", "silent device bugs",
+         "the python boundary", "several gpus and managed memory")
 SECTIONS = ("Symptom", "Cause", "Fix", "Hint", "See it yourself", "PyCUDA",
             "Sources")
 SANITIZER_TOOLS = ("memcheck", "racecheck", "initcheck", "synccheck")
@@ -403,8 +404,8 @@ def check_readme_structure(text, rel, num):
         problems.append(Problem(rel, 1, "readme",
                                 "the first line must be the title "
                                 "'# %s · ...'" % num))
-    match = re.search(r"\n\*\*Part: ([a-z -]+)\.\*\*", text)
-    if not match or match.group(1) not in PARTS:
+    match = re.search(r"\n\*\*Part: ([A-Za-z -]+)\.\*\*", text)
+    if not match or match.group(1).lower() not in PARTS:
         problems.append(Problem(rel, 0, "readme",
                                 "no '**Part: <part>.**' with a part from: %s"
                                 % ", ".join(PARTS)))

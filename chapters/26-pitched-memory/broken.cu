@@ -1,0 +1,70 @@
+/**
+ * \file broken.cu
+ * \brief Chapter 26, broken: a kernel fills a matrix allocated with
+ *        cudaMallocPitch but steps from row to row by the width of a row
+ *        instead of the pitch, so rows 1 and 2 land in the padding of row 0
+ *        and only row 0 comes back right.
+ */
+#include "check_cuda.h"
+
+#define WIDTH 5  /* ints a row: 20 bytes, a multiple of no pitch alignment */
+#define HEIGHT 3 /* rows */
+
+/* Writes 10 * (row + 1) + col into element (row, col) of a pitched matrix,
+   whose rows start pitch bytes apart. One thread per element. */
+__global__ void fill_matrix(int *base, size_t pitch, int width, int height)
+{
+    int col = threadIdx.x, row = threadIdx.y;
+    if (col < width && row < height) {
+        /* BUG: rows are pitch BYTES apart, not width elements: this puts
+           row 1 at byte 20 and row 2 at byte 40, inside row 0's padding. */
+        int *row_start = base + row * width;
+        row_start[col] = 10 * (row + 1) + col;
+    }
+}
+
+int main(void)
+{
+    int got[HEIGHT][WIDTH], want[HEIGHT][WIDTH];
+    int *dev = NULL;
+    size_t pitch = 0, row_bytes = WIDTH * sizeof(int);
+
+    require_gpu_or_skip();
+    for (int row = 0; row < HEIGHT; row++)
+        for (int col = 0; col < WIDTH; col++)
+            want[row][col] = 10 * (row + 1) + col;
+
+    /* The driver picks the pitch, the bytes from one row's start to the
+       next: row_bytes rounded up for alignment. It differs between GPUs,
+       so it is not printed. */
+    check_cuda(cudaMallocPitch((void **)&dev, &pitch, row_bytes, HEIGHT));
+    /* Zeros first: a row the kernel misses then reads back as zeros. */
+    check_cuda(cudaMemset2D(dev, pitch, 0, row_bytes, HEIGHT));
+    /* BUG, its loud twin: a pitch in elements (WIDTH) where bytes are due
+       is refused, and the error also waits in cudaGetLastError(). */
+    printf("cudaMemcpy2D with the pitch in elements: %s\n",
+           cudaGetErrorName(cudaMemcpy2D(dev, WIDTH, want, row_bytes,
+                                         row_bytes, HEIGHT,
+                                         cudaMemcpyHostToDevice)));
+    printf("then cudaGetLastError: %s\n",
+           cudaGetErrorName(cudaGetLastError()));
+    fill_matrix<<<1, dim3(WIDTH, HEIGHT)>>>(dev, pitch, WIDTH, HEIGHT);
+    check_launch();
+    /* Pitches and width in bytes: the host's rows are row_bytes apart. */
+    check_cuda(cudaMemcpy2D(got, row_bytes, dev, pitch, row_bytes, HEIGHT,
+                            cudaMemcpyDeviceToHost));
+    check_cuda(cudaFree(dev));
+
+    printf("a %d x %d matrix of ints in pitched memory: %zu bytes a row, "
+           "pitch %s\n", HEIGHT, WIDTH, row_bytes,
+           pitch > row_bytes ? "larger" : "the same");
+    for (int row = 0; row < HEIGHT; row++) {
+        printf("row %d:", row);
+        for (int col = 0; col < WIDTH; col++)
+            printf(" %d", got[row][col]);
+        printf("\n");
+    }
+    size_t wrong = check_ints("matrix", &got[0][0], &want[0][0],
+                              HEIGHT * WIDTH);
+    return wrong ? CLINIC_EXIT_WRONG_RESULT : CLINIC_EXIT_OK;
+}
