@@ -2,7 +2,9 @@
  * \file bandwidth.cu
  * \brief Copy lab: how fast H2D, D2H and D2D copies run on this GPU, from
  *        pageable and from pinned host memory, for 4 KiB to 256 MiB, and what
- *        share of the PCIe link's rate that is.
+ *        share of the PCIe link's rate that is; with two GPUs, also copies
+ *        from device 0 to device 1 (P2P), with and without peer access and
+ *        staged through pinned host memory.
  *
  * Each copy is one cudaMemcpyAsync on a stream, timed by CUDA events recorded
  * around it; after warm-up copies, the median of the repeats is reported, in
@@ -13,6 +15,9 @@
  * library, opened at run time, so the program still starts (and skips) where
  * there is no driver; without it, or when built without nvml.h, the link is
  * "unknown" and the share is left out.
+ *
+ * The P2P rows (see measure_peer()) need two GPUs. With fewer, the program
+ * says so on its `Peer copies (P2P):` line and measures everything else.
  *
  * Usage: bandwidth [--quick] [--csv PATH]
  */
@@ -48,6 +53,23 @@ typedef struct {
     cudaStream_t stream;
     cudaEvent_t start, stop;
 } copy_buffers;
+
+/* The P2P rows: copies from device 0 to device 1, by path, in the order
+   measured (peer access is enabled only after the first two). */
+enum peer_path { PEER_OFF, STAGED, PEER_ON };
+#define PEER_PATHS 3
+static const char *peer_names[PEER_PATHS] = {"peer-off", "staged", "peer-on"};
+/* A few sizes, the lab's largest included. */
+#define PEER_SIZES 5
+static const size_t peer_sizes[PEER_SIZES] = {4 * KIB, 64 * KIB, 1 * MIB,
+                                              16 * MIB, LARGEST};
+
+/* Device 1's side of the P2P rows; device 0's is in copy_buffers. */
+typedef struct {
+    unsigned int *dev_dst;   /* the destination, in device 1's memory */
+    cudaStream_t stream;     /* device 1's */
+    cudaEvent_t start, stop; /* device 1's: times the staged copy's 2nd half */
+} peer_buffers;
 
 typedef struct {
     int known;
@@ -217,6 +239,111 @@ static measurement measure(copy_buffers *b, enum direction dir, enum memory mem,
     return m;
 }
 
+/* Times `reps` copies of `bytes` from device 0 (b->dev_a) to device 1
+   (p->dev_dst) after `warmups` untimed ones, by one path:
+   - PEER_OFF, PEER_ON: one cudaMemcpyPeerAsync on device 0's stream, between
+     events on that stream, before and after peer access is enabled;
+   - STAGED: device 0 to pinned host memory, then that to device 1: each half
+     is timed with events on its own device's stream (events of two devices
+     cannot be compared) and the two times are added, so the host's hand-over
+     between the halves is not counted.
+   The source holds pattern `tag` and the destination zeros; afterwards the
+   destination is read back and checked. Device 0 is current on entry and on
+   return; device 1 is made current for its own calls. */
+static measurement measure_peer(copy_buffers *b, peer_buffers *p,
+                                enum peer_path path, size_t bytes,
+                                unsigned int tag, int warmups, int reps)
+{
+    size_t words = bytes / sizeof(unsigned int);
+    unsigned int *staging = b->host_dst[PINNED]; /* also where data is checked */
+    float ms[MAX_REPS];
+    char what[64];
+    measurement m;
+
+    bench_fill(b->host_src[PINNED], words, tag);
+    check_cuda(cudaMemcpyAsync(b->dev_a, b->host_src[PINNED], bytes,
+                               cudaMemcpyHostToDevice, b->stream));
+    check_cuda(cudaStreamSynchronize(b->stream));
+    check_cuda(cudaSetDevice(1));
+    check_cuda(cudaMemsetAsync(p->dev_dst, 0, bytes, p->stream));
+    check_cuda(cudaStreamSynchronize(p->stream));
+    check_cuda(cudaSetDevice(0));
+    for (int r = -warmups; r < reps; r++) {
+        float first, second = 0.0f;
+        check_cuda(cudaEventRecord(b->start, b->stream));
+        if (path == STAGED)
+            check_cuda(cudaMemcpyAsync(staging, b->dev_a, bytes,
+                                       cudaMemcpyDeviceToHost, b->stream));
+        else
+            check_cuda(cudaMemcpyPeerAsync(p->dev_dst, 1, b->dev_a, 0, bytes,
+                                           b->stream));
+        check_cuda(cudaEventRecord(b->stop, b->stream));
+        check_cuda(cudaEventSynchronize(b->stop));
+        check_cuda(cudaEventElapsedTime(&first, b->start, b->stop));
+        if (path == STAGED) {
+            check_cuda(cudaSetDevice(1));
+            check_cuda(cudaEventRecord(p->start, p->stream));
+            check_cuda(cudaMemcpyAsync(p->dev_dst, staging, bytes,
+                                       cudaMemcpyHostToDevice, p->stream));
+            check_cuda(cudaEventRecord(p->stop, p->stream));
+            check_cuda(cudaEventSynchronize(p->stop));
+            check_cuda(cudaEventElapsedTime(&second, p->start, p->stop));
+            check_cuda(cudaSetDevice(0));
+        }
+        if (r >= 0)
+            ms[r] = first + second;
+    }
+    memset(staging, 0, bytes); /* so a read-back that did not happen shows */
+    check_cuda(cudaSetDevice(1));
+    check_cuda(cudaMemcpyAsync(staging, p->dev_dst, bytes,
+                               cudaMemcpyDeviceToHost, p->stream));
+    check_cuda(cudaStreamSynchronize(p->stream));
+    check_cuda(cudaSetDevice(0));
+
+    snprintf(what, sizeof what, "P2P %s %zu bytes", peer_names[path], bytes);
+    m.wrong = bench_count_wrong(what, staging, words, tag);
+    m.median_ms = bench_median(ms, reps); /* sorts ms */
+    m.min_ms = ms[0];
+    m.max_ms = ms[reps - 1];
+    return m;
+}
+
+/* How many P2P paths this host can measure (0, 2 without peer access, or
+   all 3), with the line that says so in `say`. */
+static int peer_plan(char *say, size_t size)
+{
+    int count = 0, can01 = 0, can10 = 0;
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    check_cuda(cudaGetDeviceCount(&count));
+    if (count < 2) {
+        snprintf(say, size, "skipped, they need 2 GPUs, the host has %d%s%s%s",
+                 count, visible ? " visible (CUDA_VISIBLE_DEVICES is \"" : "",
+                 visible ? visible : "", visible ? "\")" : "");
+        return 0;
+    }
+    check_cuda(cudaDeviceCanAccessPeer(&can01, 0, 1));
+    check_cuda(cudaDeviceCanAccessPeer(&can10, 1, 0));
+    if (!can01 || !can10) {
+        snprintf(say, size,
+                 "device 0 to device 1; peer access not possible "
+                 "(cudaDeviceCanAccessPeer: %d for 0 to 1, %d for 1 to 0), "
+                 "so no peer-on row",
+                 can01, can10);
+        return 2;
+    }
+    snprintf(say, size, "device 0 to device 1; peer access possible both ways");
+    return PEER_PATHS;
+}
+
+/* Gives devices 0 and 1 access to each other's memory. */
+static void enable_peer_access(void)
+{
+    check_cuda(cudaSetDevice(1));
+    check_cuda(cudaDeviceEnablePeerAccess(0, 0));
+    check_cuda(cudaSetDevice(0));
+    check_cuda(cudaDeviceEnablePeerAccess(1, 0));
+}
+
 /* "4 KiB", "256 MiB" */
 static void size_text(char *buf, size_t size, size_t bytes)
 {
@@ -226,10 +353,36 @@ static void size_text(char *buf, size_t size, size_t bytes)
         snprintf(buf, size, "%zu KiB", (size_t)(bytes / KIB));
 }
 
+/* Prints one row of the table, and of the CSV when there is one. */
+static void report_row(FILE *csv, const pcie_link *link, const char *dir,
+                       const char *mem, size_t bytes, int reps,
+                       const measurement *m, int on_link)
+{
+    double gbps = bytes / (m->median_ms * 1e6);
+    char size[16], share[16] = "-";
+    size_text(size, sizeof size, bytes);
+    if (on_link)
+        snprintf(share, sizeof share, "%.0f%%", 100.0 * gbps / link->gbps);
+    printf("%-9s %-8s %7s %10.4f %8.2f %7s  %s\n", dir, mem, size,
+           m->median_ms, gbps, share, m->wrong ? "WRONG" : "ok");
+    fflush(stdout);
+    if (csv) {
+        fprintf(csv, "%s,%s,%zu,%d,%.6f,%.6f,%.6f,%.3f,", dir, mem, bytes, reps,
+                m->median_ms, m->min_ms, m->max_ms, gbps);
+        if (link->known)
+            fprintf(csv, "%.3f", link->gbps);
+        fprintf(csv, ",");
+        if (on_link)
+            fprintf(csv, "%.4f", gbps / link->gbps);
+        fprintf(csv, ",%d\n", m->wrong == 0);
+    }
+}
+
 int main(int argc, char **argv)
 {
     bench_options opt;
     copy_buffers b;
+    peer_buffers p;
     pcie_link link;
     cudaDeviceProp prop;
     size_t sizes[32];
@@ -238,6 +391,9 @@ int main(int argc, char **argv)
     size_t wrong = 0;
     unsigned int tag = 0;
     FILE *csv;
+    char peer_say[192];
+    int peer_paths;
+    double peer_largest_gbps[PEER_PATHS] = {0};
 
     require_gpu_or_skip();
     bench_parse_options(argc, argv, 0, &opt);
@@ -271,6 +427,17 @@ int main(int argc, char **argv)
     check_cuda(cudaEventCreate(&b.start));
     check_cuda(cudaEventCreate(&b.stop));
     read_pcie_link(device, &link);
+    /* The P2P rows copy from device 0, the device all the above belongs to
+       (the current one: nothing has called cudaSetDevice()), to device 1. */
+    peer_paths = peer_plan(peer_say, sizeof peer_say);
+    if (peer_paths) {
+        check_cuda(cudaSetDevice(1));
+        check_cuda(cudaMalloc((void **)&p.dev_dst, LARGEST));
+        check_cuda(cudaStreamCreateWithFlags(&p.stream, cudaStreamNonBlocking));
+        check_cuda(cudaEventCreate(&p.start));
+        check_cuda(cudaEventCreate(&p.stop));
+        check_cuda(cudaSetDevice(0));
+    }
 
     printf("Copy lab: bandwidth\n");
     printf("GPU: %s\n", prop.name);
@@ -281,6 +448,7 @@ int main(int argc, char **argv)
             link.gen >= 6 ? " (approximate)" : "");
     else
         printf("PCIe link: unknown (%s)\n", link.why);
+    printf("Peer copies (P2P): %s\n", peer_say);
     printf("Each figure: median of %d copies timed with CUDA events, after %d "
            "warm-up "
            "copies; GB = 1e9 bytes\n\n",
@@ -297,30 +465,23 @@ int main(int argc, char **argv)
         for (int k = 0; k < nsizes; k++) {
             measurement m =
                 measure(&b, dir, mem, sizes[k], ++tag, warmups, reps);
-            double gbps = sizes[k] / (m.median_ms * 1e6);
-            int on_link = link.known && dir != D2D;
-            char size[16], share[16] = "-";
-            size_text(size, sizeof size, sizes[k]);
-            if (on_link)
-                snprintf(share, sizeof share, "%.0f%%",
-                         100.0 * gbps / link.gbps);
-            printf("%-9s %-8s %7s %10.4f %8.2f %7s  %s\n", direction_names[dir],
-                   memory_names[mem], size, m.median_ms, gbps, share,
-                   m.wrong ? "WRONG" : "ok");
-            fflush(stdout);
-            if (csv) {
-                fprintf(csv, "%s,%s,%zu,%d,%.6f,%.6f,%.6f,%.3f,",
-                        direction_names[dir], memory_names[mem], sizes[k], reps,
-                        m.median_ms, m.min_ms, m.max_ms, gbps);
-                if (link.known)
-                    fprintf(csv, "%.3f", link.gbps);
-                fprintf(csv, ",");
-                if (on_link)
-                    fprintf(csv, "%.4f", gbps / link.gbps);
-                fprintf(csv, ",%d\n", m.wrong == 0);
-            }
+            report_row(csv, &link, direction_names[dir], memory_names[mem],
+                       sizes[k], reps, &m, link.known && dir != D2D);
             if (k == nsizes - 1)
-                largest_gbps[s] = gbps;
+                largest_gbps[s] = sizes[k] / (m.median_ms * 1e6);
+            wrong += m.wrong;
+        }
+    }
+    for (int path = 0; path < peer_paths; path++) {
+        if (path == PEER_ON)
+            enable_peer_access();
+        for (int k = 0; k < PEER_SIZES; k++) {
+            measurement m = measure_peer(&b, &p, (enum peer_path)path,
+                                         peer_sizes[k], ++tag, warmups, reps);
+            report_row(csv, &link, "P2P", peer_names[path], peer_sizes[k],
+                       reps, &m, 0);
+            if (k == PEER_SIZES - 1)
+                peer_largest_gbps[path] = peer_sizes[k] / (m.median_ms * 1e6);
             wrong += m.wrong;
         }
     }
@@ -330,11 +491,26 @@ int main(int argc, char **argv)
     printf("\nAt %llu MiB, pinned against pageable: H2D %.2fx, D2H %.2fx\n",
            LARGEST / MIB, largest_gbps[1] / largest_gbps[0],
            largest_gbps[3] / largest_gbps[2]);
+    if (peer_paths) {
+        printf("At %llu MiB, device 0 to device 1:", LARGEST / MIB);
+        for (int path = 0; path < peer_paths; path++)
+            printf("%s %s %.2f GB/s", path ? "," : "", peer_names[path],
+                   peer_largest_gbps[path]);
+        printf("\n");
+    }
     read_pcie_link(device, &link); /* again, right after the copies */
     if (link.known)
         printf("PCIe link as trained right after the copies: gen %u x%u\n",
                link.now_gen, link.now_width);
 
+    if (peer_paths) {
+        check_cuda(cudaSetDevice(1));
+        check_cuda(cudaEventDestroy(p.stop));
+        check_cuda(cudaEventDestroy(p.start));
+        check_cuda(cudaStreamDestroy(p.stream));
+        check_cuda(cudaFree(p.dev_dst));
+        check_cuda(cudaSetDevice(0));
+    }
     check_cuda(cudaEventDestroy(b.stop));
     check_cuda(cudaEventDestroy(b.start));
     check_cuda(cudaStreamDestroy(b.stream));

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The copy lab's checker: the CSV files are well formed, the copied data were
 right, pinned memory beat pageable memory, and the pipeline overlapped. No
-timing is judged beyond those two comparisons, which hold by wide margins.
+timing is judged beyond those two comparisons, which hold by wide margins;
+the P2P rows (device 0 to device 1, on hosts with two GPUs) are checked for
+their form, their data and the paths the program said it would measure.
 
 Run a program with --quick, then check what it wrote (the `bench` tests):
     check_csv.py --program <exe> --kind bandwidth|overlap --work <dir>
@@ -49,6 +51,11 @@ NUM = re.compile(
 # chunk then take 2 per chunk, 1.4x for the 8 chunks of --quick; with two
 # engines it is near 3x. 1.2 leaves room for launch overheads.
 OVERLAP_MARGIN = 1.2
+# The P2P rows' paths, in the order bandwidth measures them: peer-on only
+# where the two GPUs can reach each other's memory.
+PEER_PATHS = ("peer-off", "staged", "peer-on")
+# The line of bandwidth's output that says which P2P rows it measures.
+PEER_LINE = re.compile(r"^Peer copies \(P2P\): (.*)$", re.M)
 Fail = driver.Fail
 
 
@@ -109,7 +116,57 @@ def positive(path, r, *names):
         )
 
 
-def check_bandwidth(path):
+def peer_paths_said(text):
+    """The P2P paths that bandwidth's output `text` says it measures, or
+    None where the output has no such line (a run older than the P2P
+    rows)."""
+    m = PEER_LINE.search(text)
+    if m is None:
+        return None
+    if m.group(1).startswith("skipped"):
+        return ()
+    if "no peer-on row" in m.group(1):
+        return PEER_PATHS[:2]
+    return PEER_PATHS
+
+
+def check_peer_rows(path, sizes, reference, said):
+    """The P2P rows: every path measured over the same sizes, all of them
+    sizes of the other series, the largest included; peer-off and staged
+    whenever there are any; and exactly the paths the output said (`said`,
+    from peer_paths_said(); None: any of those)."""
+    paths = tuple(m for m in PEER_PATHS if ("P2P", m) in sizes)
+    allowed = (said,) if said is not None else ((), PEER_PATHS[:2], PEER_PATHS)
+    if paths not in allowed:
+        raise Fail(
+            "%s: P2P rows for %s, not for %s%s"
+            % (
+                path,
+                ", ".join(paths) or "no path",
+                " or ".join(", ".join(a) or "no path" for a in allowed),
+                "" if said is None else " as the program's output said",
+            )
+        )
+    if not paths:
+        return None
+    first = sizes["P2P", paths[0]]
+    for m in paths:
+        if sizes["P2P", m] != first:
+            raise Fail(
+                "%s: P2P %s has sizes %s, P2P %s %s"
+                % (path, m, sizes["P2P", m], paths[0], first)
+            )
+    if not set(first) <= set(reference) or max(first) != max(reference):
+        raise Fail(
+            "%s: P2P sizes %s are not among the other sizes %s, or lack "
+            "the largest" % (path, first, reference)
+        )
+    return max(first)
+
+
+def check_bandwidth(path, said=None):
+    """`said`: the P2P paths the program's output named (peer_paths_said),
+    None when unknown."""
     rows = read_rows(path, BANDWIDTH)
     gbps, sizes, links = {}, {}, set()
     for r in rows:
@@ -120,6 +177,7 @@ def check_bandwidth(path):
             "H2D": ("pageable", "pinned"),
             "D2H": ("pageable", "pinned"),
             "D2D": ("device",),
+            "P2P": PEER_PATHS,
         }
         if r["memory"] not in memories.get(r["direction"], ()):
             raise Fail(
@@ -129,7 +187,7 @@ def check_bandwidth(path):
         links.add(r["link_gbps"])  # the link is known on every row or on none
         if r["link_gbps"]:
             expect(path, r, NUM, "link_gbps")
-        if r["link_gbps"] == "" or r["direction"] == "D2D":
+        if r["link_gbps"] == "" or r["direction"] in ("D2D", "P2P"):
             if r["link_fraction"]:
                 raise Fail(
                     "%s: a link_fraction without a link in the row\n  %s"
@@ -182,6 +240,19 @@ def check_bandwidth(path):
         print(
             "%s %d bytes: pinned %s GB/s > pageable %s GB/s"
             % (d, largest, pinned, pageable)
+        )
+    peer_largest = check_peer_rows(path, sizes, reference, said)
+    if peer_largest:
+        print(
+            "P2P %d bytes, device 0 to device 1 (not judged): %s"
+            % (
+                peer_largest,
+                ", ".join(
+                    "%s %s GB/s" % (m, gbps[("P2P", m), peer_largest])
+                    for m in PEER_PATHS
+                    if (("P2P", m), peer_largest) in gbps
+                ),
+            )
         )
     print("%s: %d rows well formed, data correct" % (path, len(rows)))
 
@@ -310,7 +381,12 @@ def check_dir(d, allow_missing):
         driver.skip(
             "bench-results", [], "no copy-lab results recorded in %s yet" % d
         )
-    check_bandwidth(os.path.join(d, "bandwidth.csv"))
+    said = None  # the table bench_record kept beside the CSV, if any
+    table = os.path.join(d, "bandwidth.txt")
+    if os.path.exists(table):
+        with open(table) as f:
+            said = peer_paths_said(f.read())
+    check_bandwidth(os.path.join(d, "bandwidth.csv"), said)
     check_timeline(
         os.path.join(d, "overlap-timeline.csv"),
         check_overlap(os.path.join(d, "overlap.csv")),
@@ -331,7 +407,10 @@ def check_program(a):
     if status != "0":
         raise Fail("%s exited with %s, not 0" % (a.kind, status))
     if a.kind == "bandwidth":
-        check_bandwidth(os.path.join(a.work, "bandwidth.csv"))
+        said = peer_paths_said(out)
+        if said is None:
+            raise Fail("bandwidth printed no line 'Peer copies (P2P): ...'")
+        check_bandwidth(os.path.join(a.work, "bandwidth.csv"), said)
     else:
         chunks = check_overlap(os.path.join(a.work, "overlap.csv"))
         check_timeline(os.path.join(a.work, "overlap-timeline.csv"), chunks)
