@@ -84,8 +84,8 @@ def chapter_dir(number):
 
 
 def in_clinic(number):
-    """A kept run or report belongs to a chapter of the clinic (chapters in
-    drafts/ teach the doctor nothing until they move to chapters/)."""
+    """A kept run or report belongs to a chapter of the clinic (a chapter
+    teaches the doctor by being added to chapters/)."""
     return any(d.name.startswith(number + "-")
                for d in (ROOT / "chapters").iterdir())
 
