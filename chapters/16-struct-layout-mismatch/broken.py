@@ -1,8 +1,6 @@
-"""broken.py -- Chapter 16, PyCUDA twin of broken.cu: the host builds its
-records with a NumPy structured dtype made without align=True, which packs the
-fields, while the kernel's C struct is padded, so every field after the first
-comes out shifted. It then checks four claims about structs from seed question
-003."""
+"""broken.py -- Chapter 16, PyCUDA twin of broken.cu: a structured dtype
+without align=True packs the fields that the kernel's C struct pads, so every
+field after the first comes out shifted; then four claims of seed 003."""
 import sys
 from pathlib import Path
 
@@ -18,16 +16,13 @@ from pycuda.compiler import SourceModule
 
 N = 4  # records
 
-# BUG: without align=True NumPy packs the fields one after the other: tag at
-# byte 0, id at byte 1, value at byte 5, and a record is 9 bytes. The C compiler
-# pads the same struct to 12 bytes, so from the first id on the kernel reads
-# bytes that belong to other fields.
+# BUG: without align=True NumPy packs the fields (tag, id, value at bytes 0, 1,
+# 5: 9 bytes a record); the compiler pads the struct to 12 bytes (0, 4, 8).
 HOST_RECORD = np.dtype([("tag", np.int8), ("id", np.int32),
                         ("value", np.float32)])
 
 KERNEL = r"""
 #include <stddef.h>
-
 /* The record as the kernel reads it. The compiler aligns each field to its
    size: tag at byte 0, 3 bytes of padding, id at byte 4, value at byte 8. */
 typedef struct {
@@ -35,19 +30,13 @@ typedef struct {
     int id;
     float value;
 } record;
-
-/* Reports the layout the device compiler gave record: size, then the offsets
-   of tag, id and value. */
-__global__ void record_layout(int *out)
+__global__ void record_layout(int *out) /* size, offsets of tag, id, value */
 {
     out[0] = (int)sizeof(record);
     out[1] = (int)offsetof(record, tag);
     out[2] = (int)offsetof(record, id);
     out[3] = (int)offsetof(record, value);
 }
-
-/* Copies each field of each record into its own array, as the kernel sees
-   it. */
 __global__ void unpack(const record *recs, int *tags, int *ids, float *values,
                        int n)
 {
@@ -68,27 +57,20 @@ def offset(dtype, field):
 
 def seed_claims(dev_recs):
     """Four claims from seed question 003, checked on this machine."""
-    try:
-        np.dtype("V2f")
-    except TypeError as e:
-        print("np.dtype('V2f'): %s" % clinic.error_text(e))
-    else:
-        print("np.dtype('V2f'): no error")
-
-    point = [("x", np.float32), ("y", np.float32)]
-    points = np.zeros(2, dtype=point)
-    try:
-        points.astype(np.uint8)
-    except TypeError as e:
-        print("points.astype(np.uint8): %s" % clinic.error_text(e))
-    else:
-        print("points.astype(np.uint8): no error")
+    points = np.zeros(2, dtype=[("x", np.float32), ("y", np.float32)])
+    for what, attempt in (("np.dtype('V2f')", lambda: np.dtype("V2f")),
+                          ("points.astype(np.uint8)",
+                           lambda: points.astype(np.uint8))):
+        try:
+            attempt()
+            print("%s: no error" % what)
+        except TypeError as e:
+            print("%s: %s" % (what, clinic.error_text(e)))
     print("points.view(np.uint8): %d bytes, the raw bytes of %d points"
           % (points.view(np.uint8).size, points.size))
-
     print("{float x, y}: %d bytes packed, %d bytes with align=True"
-          % (np.dtype(point).itemsize, np.dtype(point, align=True).itemsize))
-
+          % (points.dtype.itemsize,
+             np.dtype(points.dtype.descr, align=True).itemsize))
     print("DeviceAllocation has get_ptr(): %s; "
           "mem_alloc address a multiple of 256: %s"
           % (hasattr(dev_recs, "get_ptr"), int(dev_recs) % 256 == 0))
@@ -108,13 +90,12 @@ def run():
     dev_layout = cuda.mem_alloc(layout.nbytes)
     record_layout(dev_layout, block=(1, 1, 1), grid=(1, 1))
     cuda.memcpy_dtoh(layout, dev_layout)
-    print("host record:   %2d bytes; tag at byte %d, id at byte %d, "
-          "value at byte %d"
-          % (HOST_RECORD.itemsize, offset(HOST_RECORD, "tag"),
-             offset(HOST_RECORD, "id"), offset(HOST_RECORD, "value")))
-    print("kernel record: %2d bytes; tag at byte %d, id at byte %d, "
-          "value at byte %d"
-          % tuple(int(x) for x in layout))
+    host_layout = (HOST_RECORD.itemsize, offset(HOST_RECORD, "tag"),
+                   offset(HOST_RECORD, "id"), offset(HOST_RECORD, "value"))
+    for who, sizes in (("host record:  ", host_layout),
+                       ("kernel record:", layout)):
+        print("%s %2d bytes; tag at byte %d, id at byte %d, value at byte %d"
+              % ((who,) + tuple(int(x) for x in sizes)))
 
     # The buffer holds N records as the kernel reads them. It is zeroed first,
     # so any byte the copy does not cover reads as 0 on every run.
@@ -122,17 +103,12 @@ def run():
     dev_recs = cuda.mem_alloc(kernel_bytes)
     cuda.memset_d8(dev_recs, 0, kernel_bytes)
     cuda.memcpy_htod(dev_recs, host)  # the structured array's own bytes
-    tags = np.empty(N, dtype=np.int32)
-    ids = np.empty(N, dtype=np.int32)
-    values = np.empty(N, dtype=np.float32)
-    dev_tags = cuda.mem_alloc(tags.nbytes)
-    dev_ids = cuda.mem_alloc(ids.nbytes)
-    dev_values = cuda.mem_alloc(values.nbytes)
-    unpack(dev_recs, dev_tags, dev_ids, dev_values, np.int32(N),
-           block=(N, 1, 1), grid=(1, 1))
-    cuda.memcpy_dtoh(tags, dev_tags)
-    cuda.memcpy_dtoh(ids, dev_ids)
-    cuda.memcpy_dtoh(values, dev_values)
+    fields = [np.empty(N, dtype=t) for t in (np.int32, np.int32, np.float32)]
+    dev_fields = [cuda.mem_alloc(f.nbytes) for f in fields]
+    unpack(dev_recs, *dev_fields, np.int32(N), block=(N, 1, 1), grid=(1, 1))
+    for field, dev_field in zip(fields, dev_fields):
+        cuda.memcpy_dtoh(field, dev_field)
+    tags, ids, values = fields
 
     intact = 0
     for i in range(N):
@@ -146,7 +122,7 @@ def run():
     print("records the kernel read intact: %d of %d" % (intact, N))
 
     seed_claims(dev_recs)
-    for dev in (dev_values, dev_ids, dev_tags, dev_recs, dev_layout):
+    for dev in dev_fields + [dev_recs, dev_layout]:
         dev.free()
     return clinic.EXIT_OK if intact == N else clinic.EXIT_WRONG_RESULT
 

@@ -23,7 +23,6 @@ HOST_RECORD = np.dtype([("tag", np.int8), ("id", np.int32),
 
 KERNEL = r"""
 #include <stddef.h>
-
 /* The record as the kernel reads it. The compiler aligns each field to its
    size: tag at byte 0, 3 bytes of padding, id at byte 4, value at byte 8. */
 typedef struct {
@@ -31,19 +30,13 @@ typedef struct {
     int id;
     float value;
 } record;
-
-/* Reports the layout the device compiler gave record: size, then the offsets
-   of tag, id and value. */
-__global__ void record_layout(int *out)
+__global__ void record_layout(int *out) /* size, offsets of tag, id, value */
 {
     out[0] = (int)sizeof(record);
     out[1] = (int)offsetof(record, tag);
     out[2] = (int)offsetof(record, id);
     out[3] = (int)offsetof(record, value);
 }
-
-/* Copies each field of each record into its own array, as the kernel sees
-   it. */
 __global__ void unpack(const record *recs, int *tags, int *ids, float *values,
                        int n)
 {
@@ -76,17 +69,14 @@ def run():
     dev_layout = cuda.mem_alloc(layout.nbytes)
     record_layout(dev_layout, block=(1, 1, 1), grid=(1, 1))
     cuda.memcpy_dtoh(layout, dev_layout)
-    print("host record:   %2d bytes; tag at byte %d, id at byte %d, "
-          "value at byte %d"
-          % (HOST_RECORD.itemsize, offset(HOST_RECORD, "tag"),
-             offset(HOST_RECORD, "id"), offset(HOST_RECORD, "value")))
-    print("kernel record: %2d bytes; tag at byte %d, id at byte %d, "
-          "value at byte %d"
-          % tuple(int(x) for x in layout))
-    # FIX: the run-time twin of fixed.cu's static_assert: stop before copying
-    # if the dtype does not match what the kernel will read.
     host_layout = (HOST_RECORD.itemsize, offset(HOST_RECORD, "tag"),
                    offset(HOST_RECORD, "id"), offset(HOST_RECORD, "value"))
+    for who, sizes in (("host record:  ", host_layout),
+                       ("kernel record:", layout)):
+        print("%s %2d bytes; tag at byte %d, id at byte %d, value at byte %d"
+              % ((who,) + tuple(int(x) for x in sizes)))
+    # FIX: the run-time twin of fixed.cu's static_assert: stop before copying
+    # if the dtype does not match what the kernel will read.
     if host_layout != tuple(int(x) for x in layout):
         print("the dtype does not match the kernel's record: not copying")
         dev_layout.free()
@@ -98,17 +88,12 @@ def run():
     dev_recs = cuda.mem_alloc(kernel_bytes)
     cuda.memset_d8(dev_recs, 0, kernel_bytes)
     cuda.memcpy_htod(dev_recs, host)  # the structured array's own bytes
-    tags = np.empty(N, dtype=np.int32)
-    ids = np.empty(N, dtype=np.int32)
-    values = np.empty(N, dtype=np.float32)
-    dev_tags = cuda.mem_alloc(tags.nbytes)
-    dev_ids = cuda.mem_alloc(ids.nbytes)
-    dev_values = cuda.mem_alloc(values.nbytes)
-    unpack(dev_recs, dev_tags, dev_ids, dev_values, np.int32(N),
-           block=(N, 1, 1), grid=(1, 1))
-    cuda.memcpy_dtoh(tags, dev_tags)
-    cuda.memcpy_dtoh(ids, dev_ids)
-    cuda.memcpy_dtoh(values, dev_values)
+    fields = [np.empty(N, dtype=t) for t in (np.int32, np.int32, np.float32)]
+    dev_fields = [cuda.mem_alloc(f.nbytes) for f in fields]
+    unpack(dev_recs, *dev_fields, np.int32(N), block=(N, 1, 1), grid=(1, 1))
+    for field, dev_field in zip(fields, dev_fields):
+        cuda.memcpy_dtoh(field, dev_field)
+    tags, ids, values = fields
 
     intact = 0
     for i in range(N):
@@ -121,7 +106,7 @@ def run():
         intact += wrote == read
     print("records the kernel read intact: %d of %d" % (intact, N))
 
-    for dev in (dev_values, dev_ids, dev_tags, dev_recs, dev_layout):
+    for dev in dev_fields + [dev_recs, dev_layout]:
         dev.free()
     return clinic.EXIT_OK if intact == N else clinic.EXIT_WRONG_RESULT
 

@@ -618,7 +618,9 @@ def lint_chapter(root, name, top_readme):
             problems += check_marker(path, where, tag)
             problems += check_length(path, where, long_waived)
             problems += check_width(path, where)
-    for twin in twins:
+    for twin in twins:  # the Python twins are lessons too
+        problems += check_length(os.path.join(chapter, twin),
+                                 rel + "/" + twin, long_waived)
         problems += check_width(os.path.join(chapter, twin), rel + "/" + twin)
     problems += check_fix_diff(chapter, rel)
 

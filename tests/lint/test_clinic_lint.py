@@ -333,6 +333,10 @@ class Programs(LintCase):
         self.padded(131)
         self.expect("broken.cu:131", "length", "131 lines, at most 130")
 
+    def test_131_line_twin_fails(self):
+        self.write("~/broken.py", "pass\n" * 131)
+        self.expect("broken.py:131", "length", "131 lines, at most 130")
+
     def test_length_waiver_accepts_a_longer_program(self):
         self.padded(131)
         self.replace("~/README.md", "## Sources",
