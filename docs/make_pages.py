@@ -74,6 +74,10 @@ WHITESPACE = (
 )
 
 
+# A chapter's program or twin: chapters/NN-slug/broken.cu, fixed_cupy.py...
+PROGRAM_PATH = r"chapters/([0-9][0-9])-[^/]+/(broken|fixed)(_cupy)?\.(cu|py)\Z"
+
+
 class BuildError(Exception):
     """A mistake in the pages (a link to a heading that does not exist, ...)."""
 
@@ -478,15 +482,14 @@ class Site:
         m = re.match(r"chapters/([0-9][0-9])-[^/]+(/README\.md)?\Z", p)
         if m:
             pid = "ch" + m.group(1)
-        elif re.match(
-            r"chapters/([0-9][0-9])-[^/]+/(broken|fixed)\.(cu|py)\Z", p
-        ):
-            m = re.match(
-                r"chapters/([0-9][0-9])-[^/]+/(broken|fixed)\.(cu|py)\Z", p
-            )
+        elif re.match(PROGRAM_PATH, p):
+            m = re.match(PROGRAM_PATH, p)
             pid = "ch" + m.group(1)
             frag = (
-                self.gen_anchors.get((pid, "%s-%s" % (m.group(2), m.group(3))))
+                self.gen_anchors.get(
+                    (pid, "%s%s-%s" % (m.group(2), m.group(3) or "",
+                                       m.group(4)))
+                )
                 or frag
             )
         elif re.match(r"chapters/([0-9][0-9])-[^/]+/expected(/.*)?\Z", p):
@@ -1046,7 +1049,24 @@ class Chapter:
         return t + ": " + plain_text(self.sub) if self.sub else t
 
 
-PROGRAMS = ("broken.cu", "fixed.cu", "broken.py", "fixed.py")
+PROGRAMS = (
+    "broken.cu",
+    "fixed.cu",
+    "broken.py",
+    "fixed.py",
+    "broken_cupy.py",
+    "fixed_cupy.py",
+)
+
+
+def twin_of(f):
+    """What a listing is: "" for a C program, else the line that names the
+    C program it is the twin of."""
+    if f.endswith("_cupy.py"):
+        return "\n\nThe CuPy twin of `%s`." % f.replace("_cupy.py", ".cu")
+    if f.endswith(".py"):
+        return "\n\nThe PyCUDA twin of `%s`." % f.replace(".py", ".cu")
+    return ""
 
 
 def chapter_page(site, ch, ids, idx):
@@ -1106,11 +1126,7 @@ def chapter_page(site, ch, ids, idx):
         if site.exists(path):
             have_py = have_py or f.endswith(".py")
             shutil.copy2(path, os.path.join(site.out, "examples", ch.id))
-            what = (
-                "\n\nThe PyCUDA twin of `%s`." % f.replace(".py", ".cu")
-                if f.endswith(".py")
-                else ""
-            )
+            what = twin_of(f)
             h = site.heading(
                 ch.id, "###", site.gen_anchor(ch.id, f.replace(".", "-")), f
             )
@@ -1155,6 +1171,16 @@ def chapter_page(site, ch, ids, idx):
                 "(docstrings left out):\n\n"
                 + htmlonly(diff_html(site, ch.dir, "broken.py", "fixed.py"))
             )
+        if os.path.isfile(
+            os.path.join(ch.dir, "broken_cupy.py")
+        ) and os.path.isfile(os.path.join(ch.dir, "fixed_cupy.py")):
+            page += (
+                "\nThe CuPy twins, `fixed_cupy.py` against `broken_cupy.py` "
+                "(docstrings left out):\n\n"
+                + htmlonly(
+                    diff_html(site, ch.dir, "broken_cupy.py", "fixed_cupy.py")
+                )
+            )
         page += htmlonly("</details>")
     else:
         page += (
@@ -1196,6 +1222,22 @@ def chapter_page(site, ch, ids, idx):
         search_text += " broken.py: %s fixed.py: %s" % (
             outcome_text(site, os.path.join(exp, "broken.py.out")),
             outcome_text(site, os.path.join(exp, "fixed.py.out")),
+        )
+    if site.exists(os.path.join(exp, "broken_cupy.py.out")) or site.exists(
+        os.path.join(exp, "fixed_cupy.py.out")
+    ):
+        outcome_cupy = pair_html(
+            outcome_html(
+                site, os.path.join(exp, "broken_cupy.py.out"), "broken_cupy.py"
+            ),
+            outcome_html(
+                site, os.path.join(exp, "fixed_cupy.py.out"), "fixed_cupy.py"
+            ),
+        )
+        page += "\nThe CuPy twins:\n\n" + htmlonly(outcome_cupy)
+        search_text += " broken_cupy.py: %s fixed_cupy.py: %s" % (
+            outcome_text(site, os.path.join(exp, "broken_cupy.py.out")),
+            outcome_text(site, os.path.join(exp, "fixed_cupy.py.out")),
         )
     site.add_search_entry(
         "%s#%s" % (doxygen_file(ch.id), a),

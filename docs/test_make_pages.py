@@ -6,6 +6,7 @@ python3 -B -m unittest test_make_pages     (from docs/; CTest: docs.make_pages)
 """
 
 import os
+import re
 import shutil
 import tempfile
 import unittest
@@ -98,6 +99,20 @@ class TextHelpers(unittest.TestCase):
     def test_unique_slug(self):
         self.assertEqual(mp.unique_slug("fix", ["fix", "fix-1"]), "fix-2")
         self.assertEqual(mp.unique_slug("fix", []), "fix")
+
+    def test_twin_of(self):
+        self.assertEqual(mp.twin_of("fixed.cu"), "")
+        self.assertIn("PyCUDA twin of `broken.cu`", mp.twin_of("broken.py"))
+        self.assertIn("CuPy twin of `fixed.cu`", mp.twin_of("fixed_cupy.py"))
+        path = "chapters/29-x/fixed_cupy.py"
+        self.assertTrue(re.match(mp.PROGRAM_PATH, path))
+        self.assertFalse(re.match(mp.PROGRAM_PATH, "chapters/29-x/other.py"))
+
+    def test_part_names_keep_their_spelling(self):
+        text = "**Part: the python boundary.** ..."
+        self.assertEqual(mp.chapter_part(text), "the Python boundary")
+        self.assertEqual(mp.part_id("the Python boundary"),
+                         "part-the-python-boundary")
 
     def test_doxygen_file(self):
         self.assertEqual(
