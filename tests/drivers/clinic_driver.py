@@ -304,6 +304,44 @@ def mask(report, program):
     return "".join(kept)
 
 
+def sanitizer_args(tool, log):
+    """compute-sanitizer's options for one run of <tool>, the same for the
+    tests, the exercise checker and the doctor: exit status SANITIZER_ERRORS
+    when it found errors, at most 20 reports, the report into <log>, and
+    for memcheck the leak check."""
+    args = [
+        "--tool",
+        tool,
+        "--error-exitcode",
+        str(SANITIZER_ERRORS),
+        "--print-limit",
+        "20",
+        "--log-file",
+        log,
+    ]
+    if tool == "memcheck":
+        args += ["--leak-check", "full"]
+    return args
+
+
+def find_sanitizer(given=None, nvcc=None):
+    """compute-sanitizer for the tools run by hand (the tests get its path
+    from CMake): as given (None if that does not exist), else next to nvcc
+    (the one named, CUDACXX, the PATH's, /usr/local/cuda/bin), else on the
+    PATH."""
+    if given:
+        return given if os.path.exists(given) or shutil.which(given) else None
+    for compiler in (nvcc, os.environ.get("CUDACXX"), shutil.which("nvcc"),
+                     "/usr/local/cuda/bin/nvcc"):
+        path = compiler and (shutil.which(compiler) or compiler)
+        if path and os.path.exists(path):
+            beside = os.path.join(os.path.dirname(os.path.realpath(path)),
+                                  "compute-sanitizer")
+            if os.path.exists(beside):
+                return beside
+    return shutil.which("compute-sanitizer")
+
+
 def cmd_sanitizer(a):
     needs = a.requires
     if not a.sanitizer:
@@ -314,18 +352,7 @@ def cmd_sanitizer(a):
         )
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "report.txt")
-        args = [
-            "--tool",
-            a.tool,
-            "--error-exitcode",
-            str(SANITIZER_ERRORS),
-            "--print-limit",
-            "20",
-            "--log-file",
-            log,
-        ]
-        if a.tool == "memcheck":
-            args += ["--leak-check", "full"]
+        args = sanitizer_args(a.tool, log)
         out, err, status = run([a.sanitizer] + args + [a.program], timeout=300)
         report = read(log) if os.path.exists(log) else ""
     print(

@@ -85,8 +85,8 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         "no_tool_option",
         "--tool not passed to compute-sanitizer",
         D,
-        '            "--tool",\n            a.tool,\n',
-        "args = [",
+        '        "--tool",\n        tool,\n',
+        "",
     ),
     (
         "no_leak_check",
