@@ -1059,6 +1059,13 @@ PROGRAMS = (
 )
 
 
+# The Python twins of a chapter's C pair: (library, broken, fixed).
+TWINS = (
+    ("PyCUDA", "broken.py", "fixed.py"),
+    ("CuPy", "broken_cupy.py", "fixed_cupy.py"),
+)
+
+
 def twin_of(f):
     """What a listing is: "" for a C program, else the line that names the
     C program it is the twin of."""
@@ -1120,11 +1127,9 @@ def chapter_page(site, ch, ids, idx):
         "\n%s\nBoth programs in full, as the tests build and run them.\n" % h
     )
     os.makedirs(os.path.join(site.out, "examples", ch.id), exist_ok=True)
-    have_py = False
     for f in PROGRAMS:
         path = os.path.join(ch.dir, f)
         if site.exists(path):
-            have_py = have_py or f.endswith(".py")
             shutil.copy2(path, os.path.join(site.out, "examples", ch.id))
             what = twin_of(f)
             h = site.heading(
@@ -1163,24 +1168,15 @@ def chapter_page(site, ch, ids, idx):
                 + diff_html(site, ch.dir, "broken.cu", "fixed.cu")
             )
         )
-        if os.path.isfile(
-            os.path.join(ch.dir, "broken.py")
-        ) and os.path.isfile(os.path.join(ch.dir, "fixed.py")):
-            page += (
-                "\nThe PyCUDA twins, `fixed.py` against `broken.py` "
-                "(docstrings left out):\n\n"
-                + htmlonly(diff_html(site, ch.dir, "broken.py", "fixed.py"))
-            )
-        if os.path.isfile(
-            os.path.join(ch.dir, "broken_cupy.py")
-        ) and os.path.isfile(os.path.join(ch.dir, "fixed_cupy.py")):
-            page += (
-                "\nThe CuPy twins, `fixed_cupy.py` against `broken_cupy.py` "
-                "(docstrings left out):\n\n"
-                + htmlonly(
-                    diff_html(site, ch.dir, "broken_cupy.py", "fixed_cupy.py")
+        for library, broken, fixed in TWINS:
+            if os.path.isfile(os.path.join(ch.dir, broken)) and os.path.isfile(
+                os.path.join(ch.dir, fixed)
+            ):
+                page += (
+                    "\nThe %s twins, `%s` against `%s` "
+                    "(docstrings left out):\n\n" % (library, fixed, broken)
+                    + htmlonly(diff_html(site, ch.dir, broken, fixed))
                 )
-            )
         page += htmlonly("</details>")
     else:
         page += (
@@ -1206,38 +1202,26 @@ def chapter_page(site, ch, ids, idx):
         outcome_text(site, os.path.join(exp, "broken.out")),
         outcome_text(site, os.path.join(exp, "fixed.out")),
     )
-    outcome_py = ""
-    if (
-        have_py
-        or site.exists(os.path.join(exp, "broken.py.out"))
-        or site.exists(os.path.join(exp, "fixed.py.out"))
-    ):
-        outcome_py = pair_html(
-            outcome_html(
-                site, os.path.join(exp, "broken.py.out"), "broken.py"
-            ),
-            outcome_html(site, os.path.join(exp, "fixed.py.out"), "fixed.py"),
+    outcome_py = ""  # the PyCUDA twins', for the outcomes page
+    for library, broken, fixed in TWINS:
+        records = [os.path.join(exp, broken + ".out"),
+                   os.path.join(exp, fixed + ".out")]
+        if not (
+            site.exists(os.path.join(ch.dir, broken))
+            or site.exists(os.path.join(ch.dir, fixed))
+            or any(site.exists(r) for r in records)
+        ):
+            continue
+        outcome = pair_html(
+            outcome_html(site, records[0], broken),
+            outcome_html(site, records[1], fixed),
         )
-        page += "\nThe PyCUDA twins:\n\n" + htmlonly(outcome_py)
-        search_text += " broken.py: %s fixed.py: %s" % (
-            outcome_text(site, os.path.join(exp, "broken.py.out")),
-            outcome_text(site, os.path.join(exp, "fixed.py.out")),
-        )
-    if site.exists(os.path.join(exp, "broken_cupy.py.out")) or site.exists(
-        os.path.join(exp, "fixed_cupy.py.out")
-    ):
-        outcome_cupy = pair_html(
-            outcome_html(
-                site, os.path.join(exp, "broken_cupy.py.out"), "broken_cupy.py"
-            ),
-            outcome_html(
-                site, os.path.join(exp, "fixed_cupy.py.out"), "fixed_cupy.py"
-            ),
-        )
-        page += "\nThe CuPy twins:\n\n" + htmlonly(outcome_cupy)
-        search_text += " broken_cupy.py: %s fixed_cupy.py: %s" % (
-            outcome_text(site, os.path.join(exp, "broken_cupy.py.out")),
-            outcome_text(site, os.path.join(exp, "fixed_cupy.py.out")),
+        if library == "PyCUDA":
+            outcome_py = outcome
+        page += "\nThe %s twins:\n\n" % library + htmlonly(outcome)
+        search_text += " %s: %s %s: %s" % (
+            broken, outcome_text(site, records[0]),
+            fixed, outcome_text(site, records[1]),
         )
     site.add_search_entry(
         "%s#%s" % (doxygen_file(ch.id), a),
