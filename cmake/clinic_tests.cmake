@@ -39,6 +39,13 @@ function(clinic_golden_test name)
   if(arg_RESOURCE_LOCK)
     set_tests_properties("${name}" PROPERTIES RESOURCE_LOCK "${arg_RESOURCE_LOCK}")
   endif()
+  # Tests that run alone (SERIAL) or one at a time (RESOURCE_LOCK) start first:
+  # left to the end, they would wait for the rest, then run in a row.
+  if(arg_SERIAL)
+    set_tests_properties("${name}" PROPERTIES COST 1000)
+  elseif(arg_RESOURCE_LOCK)
+    set_tests_properties("${name}" PROPERTIES COST 500)
+  endif()
 endfunction()
 
 # clinic_sanitizer_test(<name> PROGRAM <exe> TOOL <tool> RECORDED <expected/x.out>

@@ -96,6 +96,13 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         "args += []",
     ),
     (
+        "sanitizer_eight_queues",
+        "the sanitizer tests run with the default eight work queues",
+        D,
+        'SANITIZER_ENV = {"CUDA_DEVICE_MAX_CONNECTIONS": "1"}',
+        "SANITIZER_ENV = {}",
+    ),
+    (
         "broken_without_errors_found",
         "a broken-program sanitizer test passing without errors found",
         D,
