@@ -50,13 +50,13 @@ endfunction()
 
 # clinic_sanitizer_test(<name> PROGRAM <exe> TOOL <tool> RECORDED <expected/x.out>
 #                       [EXPECT_FILE <expected/x.tool>] [REPORT_RECORD <expected/x.tool.out>]
-#                       [REQUIRES <what>...] LABELS <label>...)
+#                       [REQUIRES <what>...] LABELS <label>... [RESOURCE_LOCK <name>])
 # Without EXPECT_FILE: the tool finds nothing and the program exits as RECORDED
 # says. With it: the tool finds errors and its report matches every line of it,
 # in order; in update mode the masked report is recorded into REPORT_RECORD.
 # REQUIRES (gpu sanitizer unless given) says which CLINIC_REQUIRE words forbid a skip.
 function(clinic_sanitizer_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "PROGRAM;TOOL;RECORDED;EXPECT_FILE;REPORT_RECORD"
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "PROGRAM;TOOL;RECORDED;EXPECT_FILE;REPORT_RECORD;RESOURCE_LOCK"
                         "LABELS;REQUIRES")
   if(NOT arg_REQUIRES)
     set(arg_REQUIRES gpu sanitizer)
@@ -69,6 +69,9 @@ function(clinic_sanitizer_test name)
   _clinic_test("${name}" 600 "${arg_LABELS}" sanitizer "--sanitizer=${sanitizer}" "--requires=${requires}"
                "--tool=${arg_TOOL}" "--program=${arg_PROGRAM}" "--recorded=${arg_RECORDED}"
                "--expect-file=${arg_EXPECT_FILE}" "--report-record=${arg_REPORT_RECORD}")
+  if(arg_RESOURCE_LOCK) # one at a time, and first (see clinic_golden_test)
+    set_tests_properties("${name}" PROPERTIES RESOURCE_LOCK "${arg_RESOURCE_LOCK}" COST 500)
+  endif()
 endfunction()
 
 # clinic_compile_fail_test(<name> TARGET <target> PATTERNS_FILE <file> EXPECTED <file>

@@ -103,6 +103,20 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         "SANITIZER_ENV = {}",
     ),
     (
+        "fault_sanitizer_unlocked",
+        "FAULTS: the sanitizer runs of a faulting program not locked",
+        C,
+        "set(lock RESOURCE_LOCK gpu_fault)",
+        'set(lock "")',
+    ),
+    (
+        "fault_sanitizer_all_locked",
+        "FAULTS: the sanitizer runs of every program locked",
+        C,
+        'if(NOT status STREQUAL "[exit status: 0]")',
+        "if(TRUE)",
+    ),
+    (
         "broken_without_errors_found",
         "a broken-program sanitizer test passing without errors found",
         D,

@@ -147,13 +147,15 @@ FAKE_CHAPTERS = {
         {
             "fixed.py": "",
             "expected/broken.compile-errors": "error: one\nerror: two\n",
+            "expected/fixed.out": "[stderr]\nboom\n[exit status: 2]\n",
         },
     ),
     "03-fake-three": (
-        "MULTIGPU",
+        "MULTIGPU FAULTS",
         {
             "fixed_cupy.py": "",
             "expected/broken.racecheck": "Race reported\n",
+            "expected/fixed.out": "ok\n[exit status: 0]\n",
         },
     ),
 }
@@ -311,6 +313,17 @@ def part_registration(args, wrong):
         )
     if "gpu_fault" not in (prop("ch02.fixed.golden", "RESOURCE_LOCK") or []):
         wrong.append("ch02 FAULTS, but its golden test does not lock gpu_fault")
+    # FAULTS: the sanitizer runs of a program that may fault (recorded exit
+    # status not 0, or no record) lock gpu_fault too; the others do not.
+    for name, locks in [("ch02.fixed.%s" % t, True) for t in TOOLS] + [
+        ("ch03.broken.racecheck", True),
+        ("ch03.fixed.memcheck", False),
+        ("ch03.fixed.synccheck", False),
+        ("ch01.fixed.memcheck", False),
+    ]:
+        if ("gpu_fault" in (prop(name, "RESOURCE_LOCK") or [])) != locks:
+            wrong.append("%s: %s the gpu_fault lock" % (
+                name, "lacks" if locks else "takes"))
     bad = os.path.join(args.work, "bad")
     fake_tree(bad, {"01-misspelt": ("BROKEN_SANITISER memcheck x", {})})
     p = configure(bad, os.path.join(args.work, "bad-build"), args)
