@@ -68,14 +68,32 @@ endfunction()
 # SERIAL: the programs measure time, so their golden tests run with the
 # machine to themselves. (Under a sanitizer only the exit status counts, which
 # must not depend on a measurement, so those run alongside the rest.)
-# FAULTS: a program makes the GPU fault on purpose (an illegal address). Such
-# golden tests run one at a time: with many processes faulting at once, an H100
-# once let a fault go unreported (chapter 10's fixed program exited 0, 1 run in 48).
-# So do the sanitizer tests of a program recorded with a non-zero exit status:
-# an H100 stopped answering once while chapter 10's fixed program faulted under
-# racecheck (which does not check addresses) beside its faulting golden test.
+# FAULTS: a program makes the GPU fault on purpose (an illegal address). Every
+# test of a program whose record ends in a non-zero exit status (golden, twin or
+# sanitizer) runs one at a time: with many processes faulting at once, an H100
+# once let a fault go unreported (chapter 10's fixed program exited 0, 1 run in
+# 48), and once stopped answering while chapter 10's fixed program faulted under
+# racecheck beside its faulting golden test.
 # MULTIGPU: the programs need two GPUs (require_gpus_or_skip(2)); all their
 # tests get the label multigpu, and the golden tests require gpu and multigpu.
+# _clinic_fault_lock(<var> <faults> <record>): for a FAULTS chapter (<faults>
+# true), "RESOURCE_LOCK gpu_fault" unless <record> ends in [exit status: 0]:
+# a program that exits otherwise, or is not recorded yet, may fault.
+function(_clinic_fault_lock var faults record)
+  set(lock "")
+  if(faults)
+    set(status "")
+    if(EXISTS "${record}")
+      file(STRINGS "${record}" status REGEX "^\\[exit status: ")
+      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${record}")
+    endif()
+    if(NOT status STREQUAL "[exit status: 0]")
+      set(lock RESOURCE_LOCK gpu_fault)
+    endif()
+  endif()
+  set(${var} "${lock}" PARENT_SCOPE)
+endfunction()
+
 function(clinic_chapter)
   cmake_parse_arguments(PARSE_ARGV 0 arg "SERIAL;FAULTS;MULTIGPU" "" "")
   if(arg_UNPARSED_ARGUMENTS)
@@ -93,9 +111,6 @@ function(clinic_chapter)
   set(golden_options "")
   if(arg_SERIAL)
     set(golden_options SERIAL)
-  endif()
-  if(arg_FAULTS)
-    list(APPEND golden_options RESOURCE_LOCK gpu_fault)
   endif()
   set(needs gpu)
   set(multigpu "") # the extra label
@@ -125,25 +140,16 @@ function(clinic_chapter)
     set(programs fixed)
   endif()
   foreach(prog IN LISTS programs)
+    _clinic_fault_lock(lock ${arg_FAULTS} "${exp}/${prog}.out")
     clinic_golden_test(${id}.${prog}.golden PROGRAM "$<TARGET_FILE:${id}_${prog}>"
-      EXPECTED "${exp}/${prog}.out" REQUIRES ${needs} LABELS gpu golden ${id} ${multigpu} ${golden_options})
+      EXPECTED "${exp}/${prog}.out" REQUIRES ${needs} LABELS gpu golden ${id} ${multigpu}
+      ${golden_options} ${lock})
   endforeach()
 
   foreach(prog IN LISTS programs)
-    # FAULTS: a program recorded with a non-zero exit status (or not recorded
-    # yet) may fault under a tool too, since racecheck, initcheck and
-    # synccheck do not check addresses; its sanitizer runs share the lock.
-    set(lock "")
-    if(arg_FAULTS)
-      set(status "")
-      if(EXISTS "${exp}/${prog}.out")
-        file(STRINGS "${exp}/${prog}.out" status REGEX "^\\[exit status: ")
-        set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${exp}/${prog}.out")
-      endif()
-      if(NOT status STREQUAL "[exit status: 0]")
-        set(lock RESOURCE_LOCK gpu_fault)
-      endif()
-    endif()
+    # racecheck, initcheck and synccheck do not check addresses: under them
+    # the fault happens as in the golden test.
+    _clinic_fault_lock(lock ${arg_FAULTS} "${exp}/${prog}.out")
     foreach(tool IN LISTS CLINIC_SANITIZER_TOOLS)
       set(expect "")
       if(EXISTS "${exp}/${prog}.${tool}")
@@ -166,10 +172,11 @@ function(clinic_chapter)
     endif()
     string(TOUPPER ${lib} LIB)
     if(EXISTS "${src}/${twin}")
+      _clinic_fault_lock(lock ${arg_FAULTS} "${exp}/${twin}.out")
       clinic_golden_test(${id}.${twin}.golden PROGRAM "${src}/${twin}"
         INTERPRETER "${CLINIC_PYTHON}" WHY "${CLINIC_${LIB}_MISSING}"
         EXPECTED "${exp}/${twin}.out" REQUIRES ${needs} ${lib}
-        LABELS ${lib} golden ${id} ${multigpu} ${golden_options}
+        LABELS ${lib} golden ${id} ${multigpu} ${golden_options} ${lock}
         ENVIRONMENT PYTHONDONTWRITEBYTECODE=1) # each twin finds common/ itself
     endif()
   endforeach()

@@ -313,12 +313,17 @@ def part_registration(args, wrong):
         )
     if "gpu_fault" not in (prop("ch02.fixed.golden", "RESOURCE_LOCK") or []):
         wrong.append("ch02 FAULTS, but its golden test does not lock gpu_fault")
-    # FAULTS: the sanitizer runs of a program that may fault (recorded exit
-    # status not 0, or no record) lock gpu_fault too; the others do not.
+    # FAULTS: every test of a program that may fault (recorded exit status
+    # not 0, or no record) locks gpu_fault; the others do not.
     for name, locks in [("ch02.fixed.%s" % t, True) for t in TOOLS] + [
+        ("ch02.fixed.py.golden", True),
+        ("ch03.broken.golden", True),
         ("ch03.broken.racecheck", True),
+        ("ch03.fixed_cupy.py.golden", True),
+        ("ch03.fixed.golden", False),
         ("ch03.fixed.memcheck", False),
         ("ch03.fixed.synccheck", False),
+        ("ch01.broken.golden", False),
         ("ch01.fixed.memcheck", False),
     ]:
         if ("gpu_fault" in (prop(name, "RESOURCE_LOCK") or [])) != locks:
