@@ -346,8 +346,12 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         "no_broken_golden",
         "no broken golden tests registered",
         C,
-        "  foreach(prog IN LISTS programs)\n    clinic_golden_test",
-        "  foreach(prog fixed)\n    clinic_golden_test",
+        "  foreach(prog IN LISTS programs)\n"
+        '    _clinic_fault_lock(lock ${arg_FAULTS} "${exp}/${prog}.out")\n'
+        "    clinic_golden_test",
+        "  foreach(prog fixed)\n"
+        '    _clinic_fault_lock(lock ${arg_FAULTS} "${exp}/${prog}.out")\n'
+        "    clinic_golden_test",
     ),
     (
         "no_pycuda_twins",
