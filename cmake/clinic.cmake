@@ -144,12 +144,8 @@ function(clinic_chapter)
     clinic_golden_test(${id}.${prog}.golden PROGRAM "$<TARGET_FILE:${id}_${prog}>"
       EXPECTED "${exp}/${prog}.out" REQUIRES ${needs} LABELS gpu golden ${id} ${multigpu}
       ${golden_options} ${lock})
-  endforeach()
-
-  foreach(prog IN LISTS programs)
-    # racecheck, initcheck and synccheck do not check addresses: under them
-    # the fault happens as in the golden test.
-    _clinic_fault_lock(lock ${arg_FAULTS} "${exp}/${prog}.out")
+    # The sanitizer tests take the same lock: racecheck, initcheck and
+    # synccheck do not check addresses, so the fault happens under them too.
     foreach(tool IN LISTS CLINIC_SANITIZER_TOOLS)
       set(expect "")
       if(EXISTS "${exp}/${prog}.${tool}")

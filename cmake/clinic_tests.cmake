@@ -11,6 +11,15 @@ find_package(Python3 3.8 COMPONENTS Interpreter REQUIRED)
 set(CLINIC_DRIVER "${Python3_EXECUTABLE}" "${CLINIC_DRIVERS}/clinic_driver.py")
 find_program(CLINIC_DIFF diff) # the docs show each chapter's fix with it
 
+# _clinic_lock(<name> <lock>): when <lock> is given, the test runs one at a time
+# with the others that take it, and starts early (COST): left to the end, such
+# tests would wait for the rest, then run in a row.
+function(_clinic_lock name lock)
+  if(lock)
+    set_tests_properties("${name}" PROPERTIES RESOURCE_LOCK "${lock}" COST 500)
+  endif()
+endfunction()
+
 # _clinic_test(<name> <timeout> <labels> <driver arguments>...): one driver test.
 function(_clinic_test name timeout labels)
   add_test(NAME "${name}" COMMAND ${CLINIC_DRIVER} ${ARGN})
@@ -36,15 +45,9 @@ function(clinic_golden_test name)
                "--expected=${arg_EXPECTED}" "--requires=${requires}")
   set_tests_properties("${name}" PROPERTIES RUN_SERIAL "${arg_SERIAL}"
                        ENVIRONMENT "${arg_ENVIRONMENT}")
-  if(arg_RESOURCE_LOCK)
-    set_tests_properties("${name}" PROPERTIES RESOURCE_LOCK "${arg_RESOURCE_LOCK}")
-  endif()
-  # Tests that run alone (SERIAL) or one at a time (RESOURCE_LOCK) start first:
-  # left to the end, they would wait for the rest, then run in a row.
-  if(arg_SERIAL)
+  _clinic_lock("${name}" "${arg_RESOURCE_LOCK}")
+  if(arg_SERIAL) # alone: starts before everything else (see _clinic_lock)
     set_tests_properties("${name}" PROPERTIES COST 1000)
-  elseif(arg_RESOURCE_LOCK)
-    set_tests_properties("${name}" PROPERTIES COST 500)
   endif()
 endfunction()
 
@@ -69,9 +72,7 @@ function(clinic_sanitizer_test name)
   _clinic_test("${name}" 600 "${arg_LABELS}" sanitizer "--sanitizer=${sanitizer}" "--requires=${requires}"
                "--tool=${arg_TOOL}" "--program=${arg_PROGRAM}" "--recorded=${arg_RECORDED}"
                "--expect-file=${arg_EXPECT_FILE}" "--report-record=${arg_REPORT_RECORD}")
-  if(arg_RESOURCE_LOCK) # one at a time, and first (see clinic_golden_test)
-    set_tests_properties("${name}" PROPERTIES RESOURCE_LOCK "${arg_RESOURCE_LOCK}" COST 500)
-  endif()
+  _clinic_lock("${name}" "${arg_RESOURCE_LOCK}")
 endfunction()
 
 # clinic_compile_fail_test(<name> TARGET <target> PATTERNS_FILE <file> EXPECTED <file>
