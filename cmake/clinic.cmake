@@ -47,9 +47,11 @@ function(clinic_find_tools)
   endforeach()
 endfunction()
 
-# clinic_chapter([SERIAL] [FAULTS] [MULTIGPU])
+# clinic_chapter([SERIAL] [FAULTS] [MULTIGPU] [VARIANTS <name>...])
 # Registers the chapter in the current folder, named NN-slug: its programs
 # chNN_broken and chNN_fixed (files "broken" and "fixed") and all its tests.
+# VARIANTS: more programs, <name>.cu, each showing a second form of the bug on
+# its own; each gets a golden test (and sanitizer tests as broken does).
 # What is expected of them is data, in expected/ next to the records:
 #   chNN.<prog>.golden         stdout + stderr + exit status == expected/<prog>.out
 #   chNN.fixed.<tool>          clean under memcheck (leak check), racecheck, initcheck,
@@ -95,10 +97,10 @@ function(_clinic_fault_lock var faults record)
 endfunction()
 
 function(clinic_chapter)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "SERIAL;FAULTS;MULTIGPU" "" "")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "SERIAL;FAULTS;MULTIGPU" "" "VARIANTS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "clinic_chapter(): unknown arguments '${arg_UNPARSED_ARGUMENTS}'; it takes only "
-      "SERIAL, FAULTS and MULTIGPU (expectations are files in expected/, see CONTRIBUTING.md)")
+      "SERIAL, FAULTS, MULTIGPU and VARIANTS (expectations are files in expected/, see CONTRIBUTING.md)")
   endif()
   clinic_find_tools()
   get_filename_component(chapter "${CMAKE_CURRENT_SOURCE_DIR}" NAME)
@@ -119,7 +121,7 @@ function(clinic_chapter)
     set(multigpu multigpu)
   endif()
 
-  foreach(prog broken fixed)
+  foreach(prog broken fixed ${arg_VARIANTS})
     add_executable(${id}_${prog} ${prog}.cu)
     set_target_properties(${id}_${prog} PROPERTIES OUTPUT_NAME ${prog}
                           CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON)
@@ -139,6 +141,7 @@ function(clinic_chapter)
       LABELS cpu compile_fail ${id})
     set(programs fixed)
   endif()
+  list(APPEND programs ${arg_VARIANTS})
   foreach(prog IN LISTS programs)
     _clinic_fault_lock(lock ${arg_FAULTS} "${exp}/${prog}.out")
     clinic_golden_test(${id}.${prog}.golden PROGRAM "$<TARGET_FILE:${id}_${prog}>"
@@ -150,7 +153,7 @@ function(clinic_chapter)
       set(expect "")
       if(EXISTS "${exp}/${prog}.${tool}")
         set(expect EXPECT_FILE "${exp}/${prog}.${tool}" REPORT_RECORD "${exp}/${prog}.${tool}.out")
-      elseif(prog STREQUAL "broken")
+      elseif(NOT prog STREQUAL "fixed")
         continue() # a broken program is run under the tools its bug is for
       endif()
       clinic_sanitizer_test(${id}.${prog}.${tool} PROGRAM "$<TARGET_FILE:${id}_${prog}>"

@@ -3,8 +3,8 @@
  * \brief Chapter 28, broken: built with real code for sm_75 only and no PTX
  *        (see CMakeLists.txt), so a newer GPU has no code to run for the
  *        kernel. The launch fails, nobody checks it, and the copy back
- *        returns the input. Then cudaMemcpyToSymbol() is given the
- *        variable's name as a string instead of the variable itself.
+ *        returns the input. Then cudaMemcpyToSymbol(), given the variable
+ *        itself, fails too: the variable lives in the code the GPU lacks.
  */
 #include "check_cuda.h"
 
@@ -67,8 +67,8 @@ int main(void)
     print_values("in", in);
 
     wrong = add_on_gpu(dev, in, 1); /* the offset the build gave: 1 */
-    /* BUG: a string is not the symbol (deprecated since CUDA 4.1). */
-    check_cuda(cudaMemcpyToSymbol("offset", &new_offset, sizeof new_offset));
+    /* Pass the __constant__ variable itself, as the API asks. */
+    check_cuda(cudaMemcpyToSymbol(offset, &new_offset, sizeof new_offset));
     wrong += add_on_gpu(dev, in, new_offset);
     check_cuda(cudaFree(dev));
     return wrong ? CLINIC_EXIT_WRONG_RESULT : CLINIC_EXIT_OK;

@@ -2,8 +2,8 @@
  * \file fixed.cu
  * \brief Chapter 28, fixed: built with sm_75 code plus compute_75 PTX (see
  *        CMakeLists.txt), which the driver compiles for any newer GPU; the
- *        launch is checked; and cudaMemcpyToSymbol() is given the variable
- *        itself.
+ *        launch is checked, so a failed launch would stop the program
+ *        where it happens.
  */
 #include "check_cuda.h"
 
@@ -59,7 +59,7 @@ int main(void)
     print_values("in", in);
 
     wrong = add_on_gpu(dev, in, 1); /* the offset the build gave: 1 */
-    /* FIX: pass the __constant__ variable itself, not its name. */
+    /* Pass the __constant__ variable itself, as the API asks. */
     check_cuda(cudaMemcpyToSymbol(offset, &new_offset, sizeof new_offset));
     wrong += add_on_gpu(dev, in, new_offset);
     check_cuda(cudaFree(dev));

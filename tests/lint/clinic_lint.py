@@ -597,7 +597,11 @@ def lint_chapter(root, name, top_readme):
                                 "does not call clinic_chapter()"))
 
     twins = sorted(f for f in os.listdir(chapter) if f.endswith(".py"))
-    programs = ["broken.cu", "fixed.cu"] + twins
+    # A variant (clinic_chapter(VARIANTS ...)) shows a second form of the bug.
+    variants = sorted(f[:-3] for f in os.listdir(chapter) if f.endswith(".cu")
+                      and f not in ("broken.cu", "fixed.cu"))
+    programs = ["broken.cu", "fixed.cu"] + [v + ".cu" for v in variants]
+    programs += twins
     problems += check_record_presence(chapter, rel, programs)
     expected = os.path.join(chapter, "expected")
     if os.path.isdir(expected):
@@ -610,7 +614,8 @@ def lint_chapter(root, name, top_readme):
     readme_path = os.path.join(chapter, "README.md")
     long_waived = os.path.exists(readme_path) and readme_has_waiver(
         read_text(readme_path), LENGTH_WAIVER)
-    for prog, tag in (("broken", "BUG"), ("fixed", "FIX")):
+    for prog, tag in [("broken", "BUG"), ("fixed", "FIX")] + [
+            (v, "BUG") for v in variants]:
         path = os.path.join(chapter, prog + ".cu")
         if os.path.exists(path):
             where = rel + "/" + prog + ".cu"

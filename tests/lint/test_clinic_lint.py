@@ -290,6 +290,27 @@ class FixedRun(LintCase):
         self.expect("expected/fixed.py.out", "fixed-run", "printed nothing")
 
 
+class Variants(LintCase):
+    """A variant program (clinic_chapter(VARIANTS ...)) is a program too."""
+
+    def add_variant(self, text):
+        broken = self.read("~/broken.cu")
+        self.write("~/second_form.cu",
+                   text(broken.replace("\\file broken.cu",
+                                       "\\file second_form.cu")))
+
+    def test_variant_needs_its_record(self):
+        self.add_variant(lambda t: t)
+        self.expect("expected/second_form.out", "record", "not recorded yet")
+
+    def test_variant_needs_its_header_and_bug_marker(self):
+        self.add_variant(lambda t: t.replace("BUG:", "Note:").replace(
+            "\\file second_form.cu", "\\file other.cu"))
+        self.write("~/expected/second_form.out", "x\n[exit status: 1]\n")
+        self.expect("second_form.cu:1", "header", "\\file second_form.cu")
+        self.expect("second_form.cu", "marker", "BUG:")
+
+
 class Programs(LintCase):
     def test_opening_comment(self):
         self.replace("~/broken.cu", "\\file broken.cu", "\\file other.cu")
@@ -608,8 +629,8 @@ class RealTree(unittest.TestCase):
         self.assertGreater(len(chapters), 0)
 
 
-FUNCTIONAL = (CleanTree, Folders, Files, Records, FixedRun, Programs, FixDiff,
-              Readme, Transcripts)
+FUNCTIONAL = (CleanTree, Folders, Files, Records, FixedRun, Programs,
+              Variants, FixDiff, Readme, Transcripts)
 
 # (id, what it plants, text of clinic_lint.py, its mutated form)
 MUTANTS = [
@@ -617,8 +638,12 @@ MUTANTS = [
      "problems += check_record_presence(chapter, rel, programs)",
      "problems += []"),
     ("twins_not_recorded", "no record asked of the PyCUDA twins",
-     'programs = ["broken.cu", "fixed.cu"] + twins',
+     "    programs += twins\n", ""),
+    ("variants_not_recorded", "no record asked of a variant program",
+     'programs = ["broken.cu", "fixed.cu"] + [v + ".cu" for v in variants]',
      'programs = ["broken.cu", "fixed.cu"]'),
+    ("variants_unchecked", "a variant's header and marker not checked",
+     '(v, "BUG") for v in variants]', '(v, "BUG") for v in []]'),
     ("no_seed_records", "seed records not checked",
      "problems += lint_seeds(root)", "problems += []"),
     ("any_closing_line", "a record without its closing line accepted",

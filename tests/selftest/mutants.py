@@ -354,6 +354,20 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         "    clinic_golden_test",
     ),
     (
+        "variants_not_registered",
+        "clinic_chapter(VARIANTS ...) registering no golden test",
+        C,
+        "  list(APPEND programs ${arg_VARIANTS})\n",
+        "",
+    ),
+    (
+        "variants_under_every_tool",
+        "a variant run under every sanitizer tool, as if it were fixed",
+        C,
+        'elseif(NOT prog STREQUAL "fixed")',
+        'elseif(prog STREQUAL "broken")',
+    ),
+    (
         "no_pycuda_twins",
         "PyCUDA twins not registered",
         C,

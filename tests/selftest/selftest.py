@@ -151,8 +151,9 @@ FAKE_CHAPTERS = {
         },
     ),
     "03-fake-three": (
-        "MULTIGPU FAULTS",
+        "MULTIGPU FAULTS VARIANTS second_form",
         {
+            "second_form.cu": "",
             "fixed_cupy.py": "",
             "expected/broken.racecheck": "Race reported\n",
             "expected/fixed.out": "ok\n[exit status: 0]\n",
@@ -176,6 +177,7 @@ WANT_TESTS = {
     "ch03.fixed.golden",
     "ch03.fixed_cupy.py.golden",
     "ch03.broken.racecheck",
+    "ch03.second_form.golden",
 } | {"ch0%d.fixed.%s" % (n, t) for n in (1, 2, 3) for t in TOOLS}
 # The labels and requirement words each kind of test must have (the chapter's
 # own label, chNN, too); a MULTIGPU chapter's add multigpu.
@@ -319,6 +321,7 @@ def part_registration(args, wrong):
         ("ch02.fixed.py.golden", True),
         ("ch03.broken.golden", True),
         ("ch03.broken.racecheck", True),
+        ("ch03.second_form.golden", True),
         ("ch03.fixed_cupy.py.golden", True),
         ("ch03.fixed.golden", False),
         ("ch03.fixed.memcheck", False),
