@@ -247,9 +247,12 @@ static measurement measure(copy_buffers *b, enum direction dir, enum memory mem,
      is timed with events on its own device's stream (events of two devices
      cannot be compared) and the two times are added, so the host's hand-over
      between the halves is not counted.
-   The source holds pattern `tag` and the destination zeros; afterwards the
-   destination is read back and checked. Device 0 is current on entry and on
-   return; device 1 is made current for its own calls. */
+   The source holds pattern `tag`. Right before the last timed copy the
+   destination (and, for STAGED, the host buffer) is cleared, and afterwards
+   the destination is read back and checked: so the check passes only if
+   that last copy itself delivered the data, not an earlier one. Device 0 is
+   current on entry and on return; device 1 is made current for its own
+   calls. */
 static measurement measure_peer(copy_buffers *b, peer_buffers *p,
                                 enum peer_path path, size_t bytes,
                                 unsigned int tag, int warmups, int reps)
@@ -264,12 +267,15 @@ static measurement measure_peer(copy_buffers *b, peer_buffers *p,
     check_cuda(cudaMemcpyAsync(b->dev_a, b->host_src[PINNED], bytes,
                                cudaMemcpyHostToDevice, b->stream));
     check_cuda(cudaStreamSynchronize(b->stream));
-    check_cuda(cudaSetDevice(1));
-    check_cuda(cudaMemsetAsync(p->dev_dst, 0, bytes, p->stream));
-    check_cuda(cudaStreamSynchronize(p->stream));
-    check_cuda(cudaSetDevice(0));
     for (int r = -warmups; r < reps; r++) {
         float first, second = 0.0f;
+        if (r == reps - 1) { /* the copy that is checked: clear, untimed */
+            memset(staging, 0, bytes);
+            check_cuda(cudaSetDevice(1));
+            check_cuda(cudaMemsetAsync(p->dev_dst, 0, bytes, p->stream));
+            check_cuda(cudaStreamSynchronize(p->stream));
+            check_cuda(cudaSetDevice(0));
+        }
         check_cuda(cudaEventRecord(b->start, b->stream));
         if (path == STAGED)
             check_cuda(cudaMemcpyAsync(staging, b->dev_a, bytes,
