@@ -176,9 +176,9 @@ typedef struct {
 } measurement;
 
 /* Times `reps` copies of `bytes` in one direction after `warmups` untimed ones.
-   The source holds pattern `tag` and the destination zeros, so a copy that did
-   not happen, or copied the wrong bytes, shows when the destination is
-   checked. */
+   The source holds pattern `tag`; the destination is cleared right before
+   the last timed copy, so a last copy that did not happen, or copied the
+   wrong bytes, shows when the destination is checked. */
 static measurement measure(copy_buffers *b, enum direction dir, enum memory mem,
                            size_t bytes, unsigned int tag, int warmups,
                            int reps)
@@ -215,6 +215,12 @@ static measurement measure(copy_buffers *b, enum direction dir, enum memory mem,
     }
     for (int r = -warmups; r < reps; r++) {
         float elapsed;
+        if (r == reps - 1) { /* the copy that is checked: clear, untimed */
+            if (dir == D2H)
+                memset(dst, 0, bytes);
+            else
+                check_cuda(cudaMemsetAsync(dst, 0, bytes, b->stream));
+        }
         check_cuda(cudaEventRecord(b->start, b->stream));
         check_cuda(cudaMemcpyAsync(dst, src, bytes, kind, b->stream));
         check_cuda(cudaEventRecord(b->stop, b->stream));
@@ -247,9 +253,12 @@ static measurement measure(copy_buffers *b, enum direction dir, enum memory mem,
      is timed with events on its own device's stream (events of two devices
      cannot be compared) and the two times are added, so the host's hand-over
      between the halves is not counted.
-   The source holds pattern `tag` and the destination zeros; afterwards the
-   destination is read back and checked. Device 0 is current on entry and on
-   return; device 1 is made current for its own calls. */
+   The source holds pattern `tag`. Right before the last timed copy the
+   destination (and, for STAGED, the host buffer) is cleared, and afterwards
+   the destination is read back and checked: so the check passes only if
+   that last copy itself delivered the data, not an earlier one. Device 0 is
+   current on entry and on return; device 1 is made current for its own
+   calls. */
 static measurement measure_peer(copy_buffers *b, peer_buffers *p,
                                 enum peer_path path, size_t bytes,
                                 unsigned int tag, int warmups, int reps)
@@ -264,12 +273,15 @@ static measurement measure_peer(copy_buffers *b, peer_buffers *p,
     check_cuda(cudaMemcpyAsync(b->dev_a, b->host_src[PINNED], bytes,
                                cudaMemcpyHostToDevice, b->stream));
     check_cuda(cudaStreamSynchronize(b->stream));
-    check_cuda(cudaSetDevice(1));
-    check_cuda(cudaMemsetAsync(p->dev_dst, 0, bytes, p->stream));
-    check_cuda(cudaStreamSynchronize(p->stream));
-    check_cuda(cudaSetDevice(0));
     for (int r = -warmups; r < reps; r++) {
         float first, second = 0.0f;
+        if (r == reps - 1) { /* the copy that is checked: clear, untimed */
+            memset(staging, 0, bytes);
+            check_cuda(cudaSetDevice(1));
+            check_cuda(cudaMemsetAsync(p->dev_dst, 0, bytes, p->stream));
+            check_cuda(cudaStreamSynchronize(p->stream));
+            check_cuda(cudaSetDevice(0));
+        }
         check_cuda(cudaEventRecord(b->start, b->stream));
         if (path == STAGED)
             check_cuda(cudaMemcpyAsync(staging, b->dev_a, bytes,
