@@ -237,6 +237,56 @@ class Parsing(unittest.TestCase):
         host = "Access to 0x55d0c0ffee00 is out of bounds"
         self.assertIn("no-allocation-near", doctor.address_facts(host)[0])
 
+    @staticmethod
+    def before(distance, size):
+        return (f"Access to 0x7f0000001000 is out of bounds\n"
+                f"and is {distance:,} bytes before the nearest allocation at "
+                f"0x7f0000002000 of size {size:,} bytes")
+
+    def test_a_wrapped_index_of_each_element_size(self):
+        """An int index into k-byte elements that wraps past 2^31 - 1 lands
+        about k * 2^31 bytes before an allocation of more than 2^31 such
+        elements: 2 GiB for bytes, 4 for short, 8 for int, 16 for double."""
+        for k in (1, 2, 4, 8):
+            size = (k << 31) + (64 << 10)
+            for distance in ((k << 31) - 4097, k << 31, (k << 30) + 8):
+                with self.subTest(k=k, distance=distance):
+                    facts, says = doctor.address_facts(
+                        self.before(distance, size))
+                    self.assertIn("before-start-wrap", facts)
+                    self.assertIn(f"about {2 * k} GiB (2^31 × {k} byte",
+                                  says)
+
+    def test_no_wrap_where_no_index_can_wrap(self):
+        big = 1 << 36  # 64 GiB: room for 2^31 elements of any size
+        for distance, size in (
+            ((1 << 30) - 1, big),  # under 1 GiB
+            ((1 << 34) + (1 << 30), big),  # over 16 GiB
+            ((1 << 33) - 4096, 1 << 32),  # 8 GiB before 4 GiB: 2^30 ints
+            (8680112128, 8388864),  # chapter 21: NULL, a small heap
+        ):
+            with self.subTest(distance=distance, size=size):
+                facts, says = doctor.address_facts(
+                    self.before(distance, size))
+                self.assertIn("before-start", facts)
+                self.assertNotIn("before-start-wrap", facts)
+                self.assertNotIn("wraps", says)
+
+    def test_a_wrapped_int_index_names_chapter_27(self):
+        text = ("========= Invalid __global__ write of size 4 bytes\n"
+                "=========     at fill(float *, long long)+0x90 in big.cu:20\n"
+                "=========     Access to 0x7f0000001000 is out of bounds\n"
+                "=========     and is 8,589,930,496 bytes before the nearest "
+                "allocation at 0x7f0200000000 of size 8,590,000,128 bytes\n"
+                "=========\n========= ERROR SUMMARY: 1 error\n")
+        records = doctor.parse_report(text, "memcheck")[0]
+        report = doctor.diagnose({"notes": []}, CHAPTERS, records, set(), [],
+                                 fake_plain("[exit status: 1]\n"),
+                                 source_text="")
+        self.assertEqual(report["suspects"][0], "27")
+        self.assertIn("4-byte elements (int, float)",
+                      report["findings"][0]["address"])
+
     def test_racecheck_summary(self):
         text = ("========= RACECHECK SUMMARY: 3 hazards displayed "
                 "(2 errors, 1 warnings)\n")
