@@ -434,6 +434,37 @@ class BadInput(unittest.TestCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("compute-sanitizer was not found", p.stdout)
 
+    def test_no_kernel_image_is_a_finding(self):
+        """A program built for other GPUs was examined: its build is at
+        fault, so it is a finding of chapter 28 (exit 1), with or without a
+        sanitizer to see the launch, never "could not examine" (exit 2)."""
+        body = ("import sys\nprint('launch: cudaErrorNoKernelImageForDevice"
+                " (no kernel image is available for execution on the "
+                "device)')\nraise SystemExit(int(sys.argv[1]))\n")
+        for status in ("0", "1"):
+            with self.subTest(program_exit=status), \
+                    tempfile.TemporaryDirectory() as tmp:
+                prog = self.script(tmp, body)
+                p = self.doctor("--repeat", "1", "--tools=", "--json", "--",
+                                prog, status)
+                report = json.loads(p.stdout)
+                self.assertEqual(p.returncode, 1, p.stdout)
+                self.assertEqual(report["exit"], 1)
+                self.assertFalse(report["cannot_examine"])
+                self.assertEqual(report["findings"][0]["kind"],
+                                 "no-kernel-image")
+                self.assertEqual(report["suspects"][0], "28")
+                self.assertIn("-arch=native", " ".join(report["notes"]))
+
+    def test_no_kernel_image_seen_by_memcheck_is_one_finding(self):
+        """Chapter 28's GPU run: memcheck saw the launch fail, so the program's
+        own line adds no second finding."""
+        report = replay(RUNS / "ch28-broken")
+        self.assertEqual(report["exit"], 1)
+        kinds = [f["kind"] for f in report["findings"]]
+        self.assertNotIn("no-kernel-image", kinds)
+        self.assertEqual(report["suspects"][0], "28")
+
     def test_a_sanitizer_report_end_to_end(self):
         """A stand-in compute-sanitizer replays a recorded report."""
         with tempfile.TemporaryDirectory() as tmp:
