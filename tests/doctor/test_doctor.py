@@ -434,6 +434,25 @@ class BadInput(unittest.TestCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("compute-sanitizer was not found", p.stdout)
 
+    def test_the_report_names_the_program_as_typed(self):
+        """The report's first line is the command as the user typed it,
+        run from their folder: no temporary folder of the doctor's."""
+        with tempfile.TemporaryDirectory() as tmp:
+            self.script(tmp, "print('b: 8 of 8 elements wrong')\n"
+                        "raise SystemExit(1)\n")
+            p = subprocess.run(
+                [sys.executable, str(DOCTOR), "--sanitizer",
+                 str(SAMPLES / "fake-sanitizer"), "--repeat", "1", "--",
+                 "./program.py", "--size", "8"],
+                capture_output=True, text=True, timeout=120, cwd=tmp,
+                env=dict(os.environ, CLINIC_DOCTOR_PROBE=FAKE_GPU,
+                         FAKE_SANITIZER_REPORTS=str(RUNS / "ch13-broken")))
+        self.assertEqual(p.stdout.splitlines()[0],
+                         "clinic-doctor: ./program.py --size 8")
+        self.assertNotIn("clinic-doctor-", p.stdout)  # its scratch folder
+        self.assertNotIn(tmp, p.stdout)
+        self.assertNotIn(tempfile.gettempdir() + "/", p.stdout)
+
     def test_no_kernel_image_is_a_finding(self):
         """A program built for other GPUs was examined: its build is at
         fault, so it is a finding of chapter 28 (exit 1), with or without a
