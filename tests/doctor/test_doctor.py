@@ -342,6 +342,24 @@ class Routing(unittest.TestCase):
         report = doctor.diagnose({"notes": []}, CHAPTERS, [], facts, seen,
                                  plain, source_text="")
         self.assertEqual(set(report["suspects"][:3]), {"08", "09", "19"})
+        self.assertIn("34", report["suspects"])
+        managed = doctor.diagnose({"notes": []}, CHAPTERS, [], facts, seen,
+                                  plain, source_text="cudaMallocManaged(&p, n)")
+        self.assertEqual(managed["suspects"][0], "34")
+
+    def test_the_page_names_the_chapters_of_a_changed_output(self):
+        """docs/doctor.md lists, for output that changes under
+        CUDA_LAUNCH_BLOCKING=1, exactly the chapters whose doctor.json has a
+        run sign for it."""
+        page = (ROOT / "docs" / "doctor.md").read_text()
+        item = re.search(r"If the output changes(.*?)\n\d\. ", page, re.S)
+        self.assertIsNotNone(item, "step 2 of 'What it runs' has moved")
+        on_page = set(re.findall(r"chapters/([0-9][0-9])-", item.group(1)))
+        in_data = {c["number"] for c in CHAPTERS for sign in c["signs"]
+                   if sign["in"] == "run"
+                   and "blocking-changes-output" in sign.get("facts", [])}
+        self.assertIn("34", in_data)
+        self.assertEqual(on_page, in_data)
 
     def test_a_moved_error_names_chapter_10(self):
         plain = fake_plain("copy: cudaErrorIllegalAddress\n"
