@@ -471,6 +471,34 @@ class BadInput(unittest.TestCase):
         self.assertNotIn(tmp, p.stdout)
         self.assertNotIn(tempfile.gettempdir() + "/", p.stdout)
 
+    def test_a_python_script_is_read_for_hints(self):
+        """python3 script.py: the script is the program's source, so its
+        float64 data puts chapter 29 first among the silent causes."""
+        with tempfile.TemporaryDirectory() as tmp:
+            script = Path(tmp) / "scale.py"
+            script.write_text("data = 'float64'  # stand-in for numpy\n"
+                              "print('out: 8 of 8 elements wrong')\n"
+                              "raise SystemExit(1)\n")
+            p = self.doctor("--repeat", "1", "--tools=", "--json", "--",
+                            sys.executable, "-B", str(script))
+        report = json.loads(p.stdout)
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertEqual(report["silent_causes"][0]["number"], "29")
+
+    def test_the_script_of_a_command(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            script = self.script(tmp, "print('x')\n")
+            self.assertEqual(doctor.script_of(["python3", script]), script)
+            self.assertEqual(doctor.script_of(["python3", "-u", script, "8"]),
+                             script)
+            self.assertEqual(doctor.script_of(["env", "python3", script]),
+                             script)
+            self.assertEqual(doctor.script_of([script, "8"]), script)
+            self.assertIsNone(doctor.script_of(["python3", "-m", "app"]))
+            self.assertIsNone(doctor.script_of(["python3", "-c", "pass"]))
+        self.assertIsNone(doctor.script_of(["python3", "/no/such.py"]))
+        self.assertIsNone(doctor.script_of([sys.executable]))
+
     def test_no_kernel_image_is_a_finding(self):
         """A program built for other GPUs was examined: its build is at
         fault, so it is a finding of chapter 28 (exit 1), with or without a
