@@ -499,6 +499,25 @@ class BadInput(unittest.TestCase):
         self.assertIsNone(doctor.script_of(["python3", "/no/such.py"]))
         self.assertIsNone(doctor.script_of([sys.executable]))
 
+    def test_a_reader_that_stops_reading(self):
+        """clinic-doctor ... | head: the reader is gone before the report is
+        written; the doctor ends quietly, with the verdict's exit status."""
+        read_end, write_end = os.pipe()
+        os.close(read_end)
+        with tempfile.TemporaryDirectory() as tmp:
+            prog = self.script(tmp, "import os, signal\n"
+                               "os.kill(os.getpid(), signal.SIGSEGV)\n")
+            try:
+                p = subprocess.run(
+                    [sys.executable, str(DOCTOR), "--repeat", "1", "--tools=",
+                     "--", prog], stdout=write_end, stderr=subprocess.PIPE,
+                    text=True, timeout=120,
+                    env=dict(os.environ, CLINIC_DOCTOR_PROBE=FAKE_GPU))
+            finally:
+                os.close(write_end)
+        self.assertEqual(p.stderr, "")
+        self.assertEqual(p.returncode, 1)  # a finding: the crash
+
     def test_no_kernel_image_is_a_finding(self):
         """A program built for other GPUs was examined: its build is at
         fault, so it is a finding of chapter 28 (exit 1), with or without a

@@ -7,8 +7,10 @@ prints, the broken program's record what an unsolved one prints.
 
 import importlib.machinery
 import importlib.util
+import os
 import re
 import signal
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -327,6 +329,48 @@ class Building(unittest.TestCase):
     def test_default_architectures_follow_the_build(self):
         text = (ROOT / "cmake" / "clinic.cmake").read_text()
         self.assertIn(f'"{tool.default_architectures(ROOT)}"', text)
+
+
+class CommandLine(unittest.TestCase):
+    TOOL = ROOT / "tools" / "clinic-exercise"
+
+    def test_list_into_a_closed_pipe(self):
+        """`clinic-exercise list | head -1`: the reader goes away after one
+        line, or before the first; the tool ends quietly, no traceback."""
+        for lines_read in (1, 0):
+            with self.subTest(lines_read=lines_read):
+                process = subprocess.Popen(
+                    [sys.executable, str(self.TOOL), "list"],
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                )
+                for _ in range(lines_read):
+                    self.assertIn(b"chapter", process.stdout.readline())
+                process.stdout.close()
+                err = process.stderr.read().decode()
+                process.stderr.close()
+                status = process.wait(timeout=60)
+                self.assertNotIn("Traceback", err)
+                self.assertNotIn("BrokenPipeError", err)
+                self.assertIn(status, (0, 1))
+
+    def test_list_into_a_pipe_closed_before_it_writes(self):
+        """The reader is gone before the tool writes anything: the write
+        fails for certain, and the tool still ends quietly with status 1."""
+        read_end, write_end = os.pipe()
+        os.close(read_end)
+        try:
+            p = subprocess.run(
+                [sys.executable, str(self.TOOL), "list"],
+                stdout=write_end,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=60,
+            )
+        finally:
+            os.close(write_end)
+        self.assertEqual(p.stderr, "")
+        self.assertEqual(p.returncode, 1)
 
 
 class Chapters(unittest.TestCase):
