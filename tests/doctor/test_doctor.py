@@ -237,6 +237,56 @@ class Parsing(unittest.TestCase):
         host = "Access to 0x55d0c0ffee00 is out of bounds"
         self.assertIn("no-allocation-near", doctor.address_facts(host)[0])
 
+    @staticmethod
+    def before(distance, size):
+        return (f"Access to 0x7f0000001000 is out of bounds\n"
+                f"and is {distance:,} bytes before the nearest allocation at "
+                f"0x7f0000002000 of size {size:,} bytes")
+
+    def test_a_wrapped_index_of_each_element_size(self):
+        """An int index into k-byte elements that wraps past 2^31 - 1 lands
+        about k * 2^31 bytes before an allocation of more than 2^31 such
+        elements: 2 GiB for bytes, 4 for short, 8 for int, 16 for double."""
+        for k in (1, 2, 4, 8):
+            size = (k << 31) + (64 << 10)
+            for distance in ((k << 31) - 4097, k << 31, (k << 30) + 8):
+                with self.subTest(k=k, distance=distance):
+                    facts, says = doctor.address_facts(
+                        self.before(distance, size))
+                    self.assertIn("before-start-wrap", facts)
+                    self.assertIn(f"about {2 * k} GiB (2^31 × {k} byte",
+                                  says)
+
+    def test_no_wrap_where_no_index_can_wrap(self):
+        big = 1 << 36  # 64 GiB: room for 2^31 elements of any size
+        for distance, size in (
+            ((1 << 30) - 1, big),  # under 1 GiB
+            ((1 << 34) + (1 << 30), big),  # over 16 GiB
+            ((1 << 33) - 4096, 1 << 32),  # 8 GiB before 4 GiB: 2^30 ints
+            (8680112128, 8388864),  # chapter 21: NULL, a small heap
+        ):
+            with self.subTest(distance=distance, size=size):
+                facts, says = doctor.address_facts(
+                    self.before(distance, size))
+                self.assertIn("before-start", facts)
+                self.assertNotIn("before-start-wrap", facts)
+                self.assertNotIn("wraps", says)
+
+    def test_a_wrapped_int_index_names_chapter_27(self):
+        text = ("========= Invalid __global__ write of size 4 bytes\n"
+                "=========     at fill(float *, long long)+0x90 in big.cu:20\n"
+                "=========     Access to 0x7f0000001000 is out of bounds\n"
+                "=========     and is 8,589,930,496 bytes before the nearest "
+                "allocation at 0x7f0200000000 of size 8,590,000,128 bytes\n"
+                "=========\n========= ERROR SUMMARY: 1 error\n")
+        records = doctor.parse_report(text, "memcheck")[0]
+        report = doctor.diagnose({"notes": []}, CHAPTERS, records, set(), [],
+                                 fake_plain("[exit status: 1]\n"),
+                                 source_text="")
+        self.assertEqual(report["suspects"][0], "27")
+        self.assertIn("4-byte elements (int, float)",
+                      report["findings"][0]["address"])
+
     def test_racecheck_summary(self):
         text = ("========= RACECHECK SUMMARY: 3 hazards displayed "
                 "(2 errors, 1 warnings)\n")
@@ -292,6 +342,24 @@ class Routing(unittest.TestCase):
         report = doctor.diagnose({"notes": []}, CHAPTERS, [], facts, seen,
                                  plain, source_text="")
         self.assertEqual(set(report["suspects"][:3]), {"08", "09", "19"})
+        self.assertIn("34", report["suspects"])
+        managed = doctor.diagnose({"notes": []}, CHAPTERS, [], facts, seen,
+                                  plain, source_text="cudaMallocManaged(&p, n)")
+        self.assertEqual(managed["suspects"][0], "34")
+
+    def test_the_page_names_the_chapters_of_a_changed_output(self):
+        """docs/doctor.md lists, for output that changes under
+        CUDA_LAUNCH_BLOCKING=1, exactly the chapters whose doctor.json has a
+        run sign for it."""
+        page = (ROOT / "docs" / "doctor.md").read_text()
+        item = re.search(r"If the output changes(.*?)\n\d\. ", page, re.S)
+        self.assertIsNotNone(item, "step 2 of 'What it runs' has moved")
+        on_page = set(re.findall(r"chapters/([0-9][0-9])-", item.group(1)))
+        in_data = {c["number"] for c in CHAPTERS for sign in c["signs"]
+                   if sign["in"] == "run"
+                   and "blocking-changes-output" in sign.get("facts", [])}
+        self.assertIn("34", in_data)
+        self.assertEqual(on_page, in_data)
 
     def test_a_moved_error_names_chapter_10(self):
         plain = fake_plain("copy: cudaErrorIllegalAddress\n"
@@ -383,6 +451,103 @@ class BadInput(unittest.TestCase):
                             prog)
         self.assertEqual(p.returncode, 2)
         self.assertIn("compute-sanitizer was not found", p.stdout)
+
+    def test_the_report_names_the_program_as_typed(self):
+        """The report's first line is the command as the user typed it,
+        run from their folder: no temporary folder of the doctor's."""
+        with tempfile.TemporaryDirectory() as tmp:
+            self.script(tmp, "print('b: 8 of 8 elements wrong')\n"
+                        "raise SystemExit(1)\n")
+            p = subprocess.run(
+                [sys.executable, str(DOCTOR), "--sanitizer",
+                 str(SAMPLES / "fake-sanitizer"), "--repeat", "1", "--",
+                 "./program.py", "--size", "8"],
+                capture_output=True, text=True, timeout=120, cwd=tmp,
+                env=dict(os.environ, CLINIC_DOCTOR_PROBE=FAKE_GPU,
+                         FAKE_SANITIZER_REPORTS=str(RUNS / "ch13-broken")))
+        self.assertEqual(p.stdout.splitlines()[0],
+                         "clinic-doctor: ./program.py --size 8")
+        self.assertNotIn("clinic-doctor-", p.stdout)  # its scratch folder
+        self.assertNotIn(tmp, p.stdout)
+        self.assertNotIn(tempfile.gettempdir() + "/", p.stdout)
+
+    def test_a_python_script_is_read_for_hints(self):
+        """python3 script.py: the script is the program's source, so its
+        float64 data puts chapter 29 first among the silent causes."""
+        with tempfile.TemporaryDirectory() as tmp:
+            script = Path(tmp) / "scale.py"
+            script.write_text("data = 'float64'  # stand-in for numpy\n"
+                              "print('out: 8 of 8 elements wrong')\n"
+                              "raise SystemExit(1)\n")
+            p = self.doctor("--repeat", "1", "--tools=", "--json", "--",
+                            sys.executable, "-B", str(script))
+        report = json.loads(p.stdout)
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertEqual(report["silent_causes"][0]["number"], "29")
+
+    def test_the_script_of_a_command(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            script = self.script(tmp, "print('x')\n")
+            self.assertEqual(doctor.script_of(["python3", script]), script)
+            self.assertEqual(doctor.script_of(["python3", "-u", script, "8"]),
+                             script)
+            self.assertEqual(doctor.script_of(["env", "python3", script]),
+                             script)
+            self.assertEqual(doctor.script_of([script, "8"]), script)
+            self.assertIsNone(doctor.script_of(["python3", "-m", "app"]))
+            self.assertIsNone(doctor.script_of(["python3", "-c", "pass"]))
+        self.assertIsNone(doctor.script_of(["python3", "/no/such.py"]))
+        self.assertIsNone(doctor.script_of([sys.executable]))
+
+    def test_a_reader_that_stops_reading(self):
+        """clinic-doctor ... | head: the reader is gone before the report is
+        written; the doctor ends quietly, with the verdict's exit status."""
+        read_end, write_end = os.pipe()
+        os.close(read_end)
+        with tempfile.TemporaryDirectory() as tmp:
+            prog = self.script(tmp, "import os, signal\n"
+                               "os.kill(os.getpid(), signal.SIGSEGV)\n")
+            try:
+                p = subprocess.run(
+                    [sys.executable, str(DOCTOR), "--repeat", "1", "--tools=",
+                     "--", prog], stdout=write_end, stderr=subprocess.PIPE,
+                    text=True, timeout=120,
+                    env=dict(os.environ, CLINIC_DOCTOR_PROBE=FAKE_GPU))
+            finally:
+                os.close(write_end)
+        self.assertEqual(p.stderr, "")
+        self.assertEqual(p.returncode, 1)  # a finding: the crash
+
+    def test_no_kernel_image_is_a_finding(self):
+        """A program built for other GPUs was examined: its build is at
+        fault, so it is a finding of chapter 28 (exit 1), with or without a
+        sanitizer to see the launch, never "could not examine" (exit 2)."""
+        body = ("import sys\nprint('launch: cudaErrorNoKernelImageForDevice"
+                " (no kernel image is available for execution on the "
+                "device)')\nraise SystemExit(int(sys.argv[1]))\n")
+        for status in ("0", "1"):
+            with self.subTest(program_exit=status), \
+                    tempfile.TemporaryDirectory() as tmp:
+                prog = self.script(tmp, body)
+                p = self.doctor("--repeat", "1", "--tools=", "--json", "--",
+                                prog, status)
+                report = json.loads(p.stdout)
+                self.assertEqual(p.returncode, 1, p.stdout)
+                self.assertEqual(report["exit"], 1)
+                self.assertFalse(report["cannot_examine"])
+                self.assertEqual(report["findings"][0]["kind"],
+                                 "no-kernel-image")
+                self.assertEqual(report["suspects"][0], "28")
+                self.assertIn("-arch=native", " ".join(report["notes"]))
+
+    def test_no_kernel_image_seen_by_memcheck_is_one_finding(self):
+        """Chapter 28's GPU run: memcheck saw the launch fail, so the program's
+        own line adds no second finding."""
+        report = replay(RUNS / "ch28-broken")
+        self.assertEqual(report["exit"], 1)
+        kinds = [f["kind"] for f in report["findings"]]
+        self.assertNotIn("no-kernel-image", kinds)
+        self.assertEqual(report["suspects"][0], "28")
 
     def test_a_sanitizer_report_end_to_end(self):
         """A stand-in compute-sanitizer replays a recorded report."""

@@ -7,8 +7,11 @@ prints, the broken program's record what an unsolved one prints.
 
 import importlib.machinery
 import importlib.util
+import os
 import re
+import shlex
 import signal
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -20,9 +23,11 @@ sys.path.insert(0, str(ROOT / "tests" / "drivers"))
 import clinic_driver  # noqa: E402
 
 
+TOOL = ROOT / "tools" / "clinic-exercise"
+
+
 def load_tool():
-    path = ROOT / "tools" / "clinic-exercise"
-    loader = importlib.machinery.SourceFileLoader("clinic_exercise", str(path))
+    loader = importlib.machinery.SourceFileLoader("clinic_exercise", str(TOOL))
     spec = importlib.util.spec_from_loader("clinic_exercise", loader)
     module = importlib.util.module_from_spec(spec)
     loader.exec_module(module)
@@ -327,6 +332,104 @@ class Building(unittest.TestCase):
     def test_default_architectures_follow_the_build(self):
         text = (ROOT / "cmake" / "clinic.cmake").read_text()
         self.assertIn(f'"{tool.default_architectures(ROOT)}"', text)
+
+
+class CommandLine(unittest.TestCase):
+    def test_list_into_a_closed_pipe(self):
+        """`clinic-exercise list | head -1`: the reader goes away after one
+        line, or before the first; the tool ends quietly, no traceback."""
+        for lines_read in (1, 0):
+            with self.subTest(lines_read=lines_read):
+                process = subprocess.Popen(
+                    [sys.executable, str(TOOL), "list"],
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                )
+                for _ in range(lines_read):
+                    self.assertIn(b"chapter", process.stdout.readline())
+                process.stdout.close()
+                err = process.stderr.read().decode()
+                process.stderr.close()
+                status = process.wait(timeout=60)
+                self.assertNotIn("Traceback", err)
+                self.assertNotIn("BrokenPipeError", err)
+                self.assertIn(status, (0, 1))
+
+    def test_list_into_a_pipe_closed_before_it_writes(self):
+        """The reader is gone before the tool writes anything: the write
+        fails for certain, and the tool still ends quietly with status 1."""
+        read_end, write_end = os.pipe()
+        os.close(read_end)
+        try:
+            p = subprocess.run(
+                [sys.executable, str(TOOL), "list"],
+                stdout=write_end,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=60,
+            )
+        finally:
+            os.close(write_end)
+        self.assertEqual(p.stderr, "")
+        self.assertEqual(p.returncode, 1)
+
+
+class CommandsToRunNext(unittest.TestCase):
+    """The commands the tool prints work from the folder it was run in."""
+
+    def in_folder(self, folder, *words, **options):
+        here = os.getcwd()
+        os.chdir(folder)
+        try:
+            return tool.tool_command(*words, **options)
+        finally:
+            os.chdir(here)
+
+    def test_the_tool_as_reached_from_each_folder(self):
+        chapter = tool.find_chapter("08", ROOT)
+        self.assertEqual(self.in_folder(ROOT, "check", "08"),
+                         "tools/clinic-exercise check 08")
+        self.assertEqual(self.in_folder(chapter, "check", "08"),
+                         "../../tools/clinic-exercise check 08")
+        self.assertEqual(self.in_folder(ROOT / "tools", "list"),
+                         "./clinic-exercise list")
+        with tempfile.TemporaryDirectory() as folder:
+            self.assertEqual(
+                self.in_folder(folder, "check", "08"),
+                f"{TOOL} check 08",
+            )
+            (Path(folder) / "my exercises").mkdir()
+            self.assertEqual(
+                self.in_folder(folder, "check", "08",
+                               exercises=Path(folder) / "my exercises"),
+                f"{TOOL} --exercises 'my exercises' check 08",
+            )
+
+    def test_start_outside_the_repository(self):
+        """`cd /tmp && .../tools/clinic-exercise start 01`, then the check
+        command it printed, typed in the same folder, finds the copy (a
+        stand-in nvcc fails the build: not solved, not a setup error)."""
+        with tempfile.TemporaryDirectory() as folder:
+            started = subprocess.run(
+                [sys.executable, str(TOOL), "--exercises", "mine",
+                 "start", "01"],
+                cwd=folder, capture_output=True, text=True, timeout=60,
+            )
+            self.assertEqual(started.returncode, 0, started.stderr)
+            then = re.search(r"then run: (.+)", started.stdout).group(1)
+            self.assertEqual(
+                then, f"{TOOL} --exercises mine check 01"
+            )
+            false = "/bin/false" if os.path.exists("/bin/false") else (
+                "/usr/bin/false")
+            checked = subprocess.run(
+                shlex.split(then) + ["--nvcc", false],
+                cwd=folder, capture_output=True, text=True, timeout=60,
+            )
+            self.assertEqual(checked.returncode, tool.NOT_SOLVED,
+                             checked.stdout + checked.stderr)
+            self.assertIn("your copy does not compile", checked.stdout)
+            self.assertIn(f"run `{then}` again", checked.stdout)
 
 
 class Chapters(unittest.TestCase):
