@@ -18,8 +18,8 @@
    thread's offset on, if they lie below n (n is 64-bit). */
 __global__ void fill(unsigned char *out, long long n)
 {
-    /* FIX: the multiply in 64 bits: every offset fits, up to 2^31 here,
-       and none turns negative. */
+    /* FIX: the multiply in 64 bits: every offset fits (the largest is
+       just over 2^31), and none turns negative. */
     long long offset =
         (long long)(blockIdx.x * blockDim.x + threadIdx.x) * CHUNK;
     if (offset < n)

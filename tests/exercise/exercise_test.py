@@ -73,6 +73,9 @@ def main():
     subprocess.run(base + ["start", args.chapter], check=True)
     if args.mode == "solved":
         shutil.copyfile(chapter / "fixed.cu", work / chapter.name / "broken.cu")
+        built_for = tool.chapter_architectures(chapter, "fixed")
+        if built_for:  # the build is part of the fix (chapter 28)
+            tool.write_architectures(work / chapter.name, chapter, built_for)
     check = base + ["check", args.chapter] + args.check_options
     if args.build_only:
         check.append("--build-only")

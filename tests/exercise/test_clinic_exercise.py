@@ -508,6 +508,25 @@ class Chapters(unittest.TestCase):
                 copy.read_bytes(), (chapter / "broken.cu").read_bytes()
             )
 
+    def test_a_build_bug_is_part_of_the_exercise(self):
+        """Chapter 28's bug is in its CMakeLists.txt: start hands the learner
+        what broken is built for, and check builds with what they write."""
+        chapter = tool.find_chapter("28", ROOT)
+        self.assertEqual(tool.chapter_architectures(chapter, "broken"),
+                         "75-real")
+        self.assertEqual(tool.chapter_architectures(chapter, "fixed"), "75")
+        self.assertIsNone(
+            tool.chapter_architectures(tool.find_chapter("01", ROOT),
+                                       "broken"))
+        with tempfile.TemporaryDirectory() as folder:
+            self.assertEqual(
+                tool.main(["--exercises", folder, "start", "28"]), 0)
+            mine = Path(folder) / chapter.name
+            self.assertEqual(tool.exercise_architectures(mine), "75-real")
+            tool.write_architectures(mine, chapter, "native")
+            self.assertEqual(tool.exercise_architectures(mine), "native")
+            self.assertIsNone(tool.exercise_architectures(Path(folder)))
+
     def test_check_without_a_copy(self):
         with tempfile.TemporaryDirectory() as folder:
             self.assertEqual(
