@@ -419,9 +419,9 @@ class BadInput(unittest.TestCase):
                 tmp, "import sys\nwhile True:\n"
                 "    sys.stdout.write('x' * 1000000 + '\\n')\n")
             p = self.doctor("--timeout", "60", "--repeat", "1", "--tools=",
-                            "--json", "--", prog)
+                            "--output-limit", "4", "--json", "--", prog)
         report = json.loads(p.stdout)
-        self.assertIn("MiB", " ".join(report["notes"]))
+        self.assertIn("more than 4 MiB", " ".join(report["notes"]))
         self.assertLess(len(p.stdout), 1 << 20)
 
     def test_a_crash_by_signal(self):
