@@ -764,4 +764,14 @@ class MutantTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
+    # --mutants: only the planted lint bugs (the harness preset runs them);
+    # --functional: every test but those. Neither: all of them.
+    if "--mutants" in sys.argv[1:]:
+        sys.argv.remove("--mutants")
+        sys.argv.append("MutantTest")
+    elif "--functional" in sys.argv[1:]:
+        sys.argv.remove("--functional")
+        sys.argv += [name for name, c in list(globals().items())
+                     if isinstance(c, type) and c is not MutantTest
+                     and issubclass(c, unittest.TestCase)]
     unittest.main()
