@@ -27,12 +27,17 @@ the main page is opened, and after its scripts have run the test checks:
   - the main page starts with the three ways in, before build detail;
   - every chapter page shows where the bug is and keeps the fix folded behind
     "try it first", with its Hint visible;
-  - no listing is cut off at desktop or phone width;
-  - at phone width the menu reaches Chapters, the symptom index and the
-    myths, and no link of the symptom index is off-screen.
-It saves screenshots of what it checked (the main page, the six searches, the
-phone menu, a chapter with its fix folded) in --screenshots. Exit status 0
-when all is well, 1 with a list of the failures otherwise.
+  - no listing is cut off at desktop or phone width, and at phone width
+    (390 px) no page scrolls sideways: the main page, the symptom index,
+    the outcomes, the myths, the PyCUDA mapping, the doctor, the seeds and
+    every chapter;
+  - at phone width the menu, opened by a click, reaches Chapters, the
+    symptom index, the myths and the doctor, and its links open them; no
+    link of the symptom index is off-screen.
+It saves screenshots of what it checked (the main page, the searches, the
+myths page, the phone menu and the doctor's page it opens, a chapter with its
+fix folded) in --screenshots. Exit status 0 when all is well, 1 with a list of
+the failures otherwise.
 """
 
 import argparse
@@ -669,11 +674,63 @@ def check_chapter_folds(driver, base, chapters):
             )
 
 
+# How far the page itself scrolls sideways: the widest of the root, the body
+# and Doxygen's #doc-content (the scroller of a page with the navigation
+# tree), against the window's width; and the first piece of text that sticks
+# out, outside the boxes that scroll on their own (a listing, a table).
+SIDEWAYS_JS = r"""
+var w = window.innerWidth, doc = document.getElementById('doc-content');
+var widths = [document.documentElement.scrollWidth, document.body.scrollWidth];
+if (doc) widths.push(doc.scrollWidth);
+var widest = Math.max.apply(null, widths), culprit = '';
+if (widest > w) {
+  var walker = document.createTreeWalker(doc || document.body,
+                                         NodeFilter.SHOW_TEXT), n;
+  while (!culprit && (n = walker.nextNode())) {
+    if (!n.nodeValue.trim()) continue;
+    var own = false;
+    for (var e = n.parentElement; e && e !== doc && e !== document.body;
+         e = e.parentElement)
+      if (/auto|scroll|hidden/.test(getComputedStyle(e).overflowX)) own = true;
+    if (own) continue;
+    var range = document.createRange();
+    range.selectNodeContents(n);
+    var r = range.getBoundingClientRect();
+    if (r.width > 0 && r.right > w + 1)
+      culprit = n.parentElement.tagName.toLowerCase() + ': ' +
+                n.nodeValue.trim().slice(0, 60);
+  }
+}
+return [widest, w, culprit];
+"""
+
+
+def sideways(driver):
+    """(the page's width, the window's, what sticks out) as SIDEWAYS_JS
+    measures them."""
+    return driver.execute_script(SIDEWAYS_JS)
+
+
 def check_listings(driver, base, chapters):
-    """No listing or output is cut off: nothing scrolls sideways."""
-    pages = ["index.html", "symptoms.html", "outcomes.html"] + [
-        "ch%s.html" % c[:2] for c in chapters
-    ]
+    """No listing or output is cut off, and no page scrolls sideways at
+    phone width (a long URL in a Sources list once made the myths page
+    twice as wide as a phone)."""
+    pages = [
+        p
+        for p in (
+            "index.html",
+            "symptoms.html",
+            "outcomes.html",
+            "myths.html",
+            "pycuda.html",
+            "doctor.html",
+            "seeds.html",
+        )
+        if os.path.isfile(os.path.join(SITE, p))
+    ] + ["ch%s.html" % c[:2] for c in chapters]
+    for need in ("myths.html",):
+        if need not in pages:
+            fail("%s: not on this site, so not checked at phone width" % need)
     for name, size, mobile in (
         ("desktop", DESKTOP, False),
         ("phone", PHONE, True),
@@ -701,47 +758,86 @@ def check_listings(driver, base, chapters):
                     "%s at %s width: %d listing(s) cut off, e.g. %r"
                     % (page, name, len(cut), cut[0])
                 )
+            if not mobile:
+                continue
+            wide, window, culprit = sideways(driver)
+            if wide > window:
+                fail(
+                    "%s at %d px: the page scrolls sideways, %d px wide "
+                    "(%s)" % (page, window, wide, culprit or "?")
+                )
     set_viewport(driver, DESKTOP)
+
+
+def open_phone_menu(driver):
+    """Clicks the menu button, as a person does; returns the links the menu
+    shows."""
+    driver.find_element(By.CSS_SELECTOR, "label.main-menu-btn").click()
+    WebDriverWait(driver, 5).until(
+        lambda d: d.find_element(By.ID, "main-menu").is_displayed()
+    )
+    time.sleep(0.3)
+    return [
+        a
+        for a in driver.find_elements(By.CSS_SELECTOR, "#main-menu a")
+        if a.is_displayed()
+    ]
+
+
+def follow_menu_link(driver, target):
+    """Clicks the open menu's link to target, and waits for the page."""
+    link = next(
+        a
+        for a in driver.find_elements(By.CSS_SELECTOR, "#main-menu a")
+        if a.is_displayed()
+        and (a.get_attribute("href") or "").endswith(target)
+    )
+    link.click()
+    WebDriverWait(driver, 10).until(lambda d: d.current_url.endswith(target))
+    wait_ready(driver)
 
 
 def check_phone_menu(driver, base, outdir):
     """At phone width the menu button opens a menu that reaches Chapters, the
-    symptom index and the myths, and its Chapters entry opens the chapters."""
+    symptom index, the myths and the doctor; its Chapters entry opens the
+    chapters, and its Doctor entry, opened from there, the doctor's page."""
     set_viewport(driver, PHONE, mobile=True)
     driver.get(base + "index.html")
     wait_ready(driver)
     try:
-        driver.find_element(By.CSS_SELECTOR, "label.main-menu-btn").click()
-        WebDriverWait(driver, 5).until(
-            lambda d: d.find_element(By.ID, "main-menu").is_displayed()
-        )
-        time.sleep(0.3)
-        shown = [
-            a.get_attribute("href")
-            for a in driver.find_elements(By.CSS_SELECTOR, "#main-menu a")
-            if a.is_displayed()
-        ]
-        for need in ("chapters.html", "symptoms.html", "myths.html"):
+        shown = [a.get_attribute("href") for a in open_phone_menu(driver)]
+        for need in (
+            "chapters.html",
+            "symptoms.html",
+            "myths.html",
+            "doctor.html",
+        ):
             if not any((h or "").endswith(need) for h in shown):
                 fail(
                     "phone menu: no visible link to %s (it shows %s)"
                     % (need, shown)
                 )
         driver.save_screenshot(os.path.join(outdir, "phone-menu.png"))
-        link = next(
-            a
-            for a in driver.find_elements(By.CSS_SELECTOR, "#main-menu a")
-            if a.is_displayed()
-            and (a.get_attribute("href") or "").endswith("chapters.html")
-        )
-        link.click()
-        WebDriverWait(driver, 10).until(
-            lambda d: d.current_url.endswith("chapters.html")
-        )
+        follow_menu_link(driver, "chapters.html")
     except (WebDriverException, TimeoutException, StopIteration) as e:
         fail(
             "phone menu: could not open it and reach Chapters (%s)"
             % e.__class__.__name__
+        )
+    try:
+        open_phone_menu(driver)
+        follow_menu_link(driver, "doctor.html")
+        title = driver.execute_script(
+            "var t = document.querySelector('.title');"
+            "return t ? t.textContent.trim() : '';"
+        )
+        if "doctor" not in title.lower():
+            fail("phone menu: Doctor opened a page titled %r" % title)
+        driver.save_screenshot(os.path.join(outdir, "phone-doctor.png"))
+    except (WebDriverException, TimeoutException, StopIteration) as e:
+        fail(
+            "phone menu: could not open it on the chapters page and reach "
+            "the doctor (%s)" % e.__class__.__name__
         )
     set_viewport(driver, DESKTOP)
 
@@ -774,6 +870,8 @@ def screenshots(driver, base, outdir, chapter):
         ("main", "index.html", None),
         ("symptoms", "symptoms.html", None),
         ("outcomes", "outcomes.html", None),
+        ("myths", "myths.html", None),
+        ("myths-sources", "myths.html", "myths-sources"),
     ]
     if chapter:
         num = chapter[:2]

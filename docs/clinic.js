@@ -8,7 +8,7 @@
  *    words people use find the pages' own (segfault: segmentation fault). Enter
  *    opens the selected result; arrow keys move; Escape closes.
  * 2. The top tabs (the menu on a phone) lead to the ways in: chapters,
- *    symptoms, myths, outcomes, PyCUDA.
+ *    symptoms, myths, outcomes, PyCUDA, and the doctor that checks a program.
  * 3. Tables on narrow screens: each row of a table of three or more columns is
  *    shown as a card, each cell labelled with its column's heading, so that no
  *    column (such as the symptom index's chapter links) ends up off-screen.
@@ -458,7 +458,7 @@
   // ways in instead. Doxygen builds the menu once the page is ready (jQuery
   // runs it after the DOMContentLoaded listeners), so the data is changed first.
   var TABS = [['Chapters', 'chapters.html'], ['By symptom', 'symptoms.html'], ['Myths', 'myths.html'],
-              ['Outcomes', 'outcomes.html'], ['PyCUDA', 'pycuda.html']];
+              ['Outcomes', 'outcomes.html'], ['PyCUDA', 'pycuda.html'], ['Doctor', 'doctor.html']];
   document.addEventListener('DOMContentLoaded', function () {
     var menu = window.menudata;
     if (!menu || !menu.children) return;
