@@ -21,7 +21,10 @@ the main page is opened, and after its scripts have run the test checks:
   - the search box is used as a person uses it: click, type, read the results
     shown. No highlight sits inside a longer word and no snippet shows the
     pages' source (@ref, @subpage, a heading's "# "). Six everyday queries
-    list their chapter among the first three;
+    list their chapter among the first three; four whole sentences list
+    theirs first ("2GB", "my cudaMemcpy returns zeros", an apostrophe typed
+    either way); 2GB, 2 GB and 2 GiB find the same first result; a query of
+    little words ("doesn't") lists nothing and says why;
     each code term of the symptom index finds the chapter its row links to;
     Enter opens a result;
   - the main page starts with the three ways in, before build detail;
@@ -461,6 +464,88 @@ def check_everyday_queries(driver, base, chapters, outdir):
                 "search-%s.png" % re.sub(r"[^a-z0-9]+", "-", query.lower()),
             )
         )
+
+
+# Whole sentences as people type them, and the chapter (by its folder's slug)
+# each must list first: the little words (my, the, doesn't) must not decide
+# the result, an apostrophe may be typed either way, and a plural finds its
+# singular.
+SENTENCE_QUERIES = [
+    ("2GB", "index-overflow"),
+    ("my cudaMemcpy returns zeros", "nonblocking-stream"),
+    ("why doesn\u2019t cudaMemcpy wait for my kernel", "nonblocking-stream"),
+    ("cudaMemset doesn't set my ints to 1", "memset-sets-bytes"),
+]
+# Spellings of one thing, each of which must give the same first result.
+SAME_QUERIES = [("2GB", "2 GB", "2 GiB", "2gib")]
+# Queries of little words only: nothing is listed, and the box says why.
+NOISE_QUERIES = ["doesn't", "doesn\u2019t", "does not"]
+
+
+def first_chapter(hits):
+    m = re.search(r"(ch\d\d)\.html", hits[0] if hits else "")
+    return m.group(1) if m else (hits[0].split("/")[-1] if hits else None)
+
+
+def check_sentence_queries(driver, base, chapters, outdir):
+    """Queries typed as a person types them, into the box of the main page:
+    sentences find their chapter first, spellings of one size find the same
+    first result, and a query of little words lists nothing but says why."""
+    set_viewport(driver, DESKTOP)
+    driver.get(base + "index.html")
+    wait_ready(driver)
+    fresh = True
+    for query, slug in SENTENCE_QUERIES:
+        folder = next((c for c in chapters if c[3:] == slug), None)
+        if not folder:
+            fail("search %r: no chapter %s on this site" % (query, slug))
+            continue
+        hits = search(driver, query, fresh=fresh)
+        fresh = False
+        print(
+            "search %r: first %s"
+            % (query, hits[0].split("/")[-1] if hits else None)
+        )
+        if first_chapter(hits) != "ch" + folder[:2]:
+            fail(
+                "search %r: chapter %s is not the first result; the first "
+                "three are %s"
+                % (query, folder[:2], [h.split("/")[-1] for h in hits[:3]])
+            )
+        if query == SENTENCE_QUERIES[0][0]:
+            time.sleep(0.2)
+            driver.save_screenshot(os.path.join(outdir, "search-2gb.png"))
+    for spellings in SAME_QUERIES:
+        firsts = {}
+        for query in spellings:
+            hits = search(driver, query, fresh=fresh)
+            fresh = False
+            firsts[query] = hits[0].split("/")[-1] if hits else None
+        if len(set(firsts.values())) != 1 or None in firsts.values():
+            fail("search: one size spelled several ways finds different "
+                 "first results: %s" % firsts)
+    for query in NOISE_QUERIES:
+        hits = search(driver, query, fresh=fresh)
+        fresh = False
+        said = driver.execute_script(
+            "var n = document.querySelector("
+            "'#clinic-search-results .clinic-nohit');"
+            "return n ? n.textContent : '';"
+        )
+        if hits:
+            fail(
+                "search %r: a query of little words lists %d results, "
+                "first %s" % (query, len(hits), hits[0].split("/")[-1])
+            )
+        if "too little" not in said:
+            fail(
+                "search %r: the box does not say that the query says too "
+                "little (it says %r)" % (query, said)
+            )
+        if query == NOISE_QUERIES[0]:
+            driver.save_screenshot(
+                os.path.join(outdir, "search-little-words.png")
+            )
 
 
 def check_search(driver, base):
@@ -984,6 +1069,7 @@ def main():
         check_tabs(driver, base)
         check_main_page(driver, base)
         check_everyday_queries(driver, base, chapters, args.screenshots)
+        check_sentence_queries(driver, base, chapters, args.screenshots)
         check_search(driver, base)
         check_chapter_folds(driver, base, chapters)
         check_listings(driver, base, chapters)
