@@ -928,6 +928,10 @@ def check_phone_menu(driver, base, outdir):
 
 
 def check_narrow(driver, base):
+    """No link of the symptom index is off-screen: at a phone's width, where
+    its tables are cards, and on the desktop, where a table too wide for the
+    text column would scroll sideways inside itself and hide its last column
+    (the links to the chapters) until scrolled."""
     set_viewport(driver, (NARROW, PHONE[1]), mobile=True)
     driver.get(base + "symptoms.html")
     wait_ready(driver)
@@ -947,6 +951,27 @@ def check_narrow(driver, base):
             % (NARROW, ", ".join(off[:10]))
         )
     set_viewport(driver, DESKTOP)
+    driver.get(base + "symptoms.html")
+    wait_ready(driver)
+    hidden = driver.execute_script(
+        """
+      var bad = [];
+      document.querySelectorAll('table.markdownTable').forEach(function (t) {
+        var box = (t.querySelector('tbody') || t).getBoundingClientRect();
+        t.querySelectorAll('a').forEach(function (a) {
+          var r = a.getBoundingClientRect();
+          if (r.width > 0 && r.right > box.right + 1) """
+        """bad.push(a.textContent.trim());
+        });
+      });
+      return bad;"""
+    )
+    if hidden:
+        fail(
+            "symptoms.html at %d px: %d links start off their table's "
+            "visible part, e.g. %s"
+            % (DESKTOP[0], len(hidden), ", ".join(hidden[:5]))
+        )
 
 
 def screenshots(driver, base, outdir, chapter):

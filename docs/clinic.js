@@ -17,6 +17,7 @@
  * 3. Tables on narrow screens: each row of a table of three or more columns is
  *    shown as a card, each cell labelled with its column's heading, so that no
  *    column (such as the symptom index's chapter links) ends up off-screen.
+ *    On wide screens a table too wide for the text lets its code wrap.
  */
 (function () {
   'use strict';
@@ -467,6 +468,27 @@
     });
   }
 
+  // A table too wide for the text column, on a screen wide enough to show it
+  // as a table, is marked so that clinic.css lets its code wrap. Measured
+  // again whenever the text column changes width (the navigation tree sets
+  // it after the page has loaded, and the reader may resize the window).
+  var fitWidth = -1;
+  function fitTables() {
+    var column = document.querySelector('div.contents');
+    if (!column || column.clientWidth === fitWidth) return;
+    fitWidth = column.clientWidth;
+    document.querySelectorAll('table.markdownTable').forEach(function (table) {
+      table.classList.remove('clinic-fit');
+      var body = table.querySelector('tbody') || table;
+      if (body.scrollWidth > body.clientWidth + 1) table.classList.add('clinic-fit');
+    });
+  }
+  function watchTables() {
+    var column = document.querySelector('div.contents');
+    if (column && window.ResizeObserver) new ResizeObserver(fitTables).observe(column);
+    else window.addEventListener('resize', fitTables);
+  }
+
   // make_pages.py writes the table of contents into the text; the theme's
   // interactive TOC wants it as the first child of .contents, as Doxygen's own.
   function placeToc() {
@@ -515,9 +537,10 @@
 
   var done = false;
   function ready() {
-    if (!done) { done = true; placeSubtitle(); if (window.location.hash) openTarget(); }
+    if (!done) { done = true; placeSubtitle(); watchTables(); if (window.location.hash) openTarget(); }
     placeToc();
     labelTables();
+    fitTables();
     var f = field();
     if (f) {
       clearDoxygenText(f);
