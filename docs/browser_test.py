@@ -21,18 +21,26 @@ the main page is opened, and after its scripts have run the test checks:
   - the search box is used as a person uses it: click, type, read the results
     shown. No highlight sits inside a longer word and no snippet shows the
     pages' source (@ref, @subpage, a heading's "# "). Six everyday queries
-    list their chapter among the first three;
+    list their chapter among the first three; four whole sentences list
+    theirs first ("2GB", "my cudaMemcpy returns zeros", an apostrophe typed
+    either way); 2GB, 2 GB and 2 GiB find the same first result; a query of
+    little words ("doesn't") lists nothing and says why;
     each code term of the symptom index finds the chapter its row links to;
     Enter opens a result;
   - the main page starts with the three ways in, before build detail;
   - every chapter page shows where the bug is and keeps the fix folded behind
     "try it first", with its Hint visible;
-  - no listing is cut off at desktop or phone width;
-  - at phone width the menu reaches Chapters, the symptom index and the
-    myths, and no link of the symptom index is off-screen.
-It saves screenshots of what it checked (the main page, the six searches, the
-phone menu, a chapter with its fix folded) in --screenshots. Exit status 0
-when all is well, 1 with a list of the failures otherwise.
+  - no listing is cut off at desktop or phone width, and at phone width
+    (390 px) no page scrolls sideways: the main page, the symptom index,
+    the outcomes, the myths, the PyCUDA mapping, the doctor, the seeds and
+    every chapter;
+  - at phone width the menu, opened by a click, reaches Chapters, the
+    symptom index, the myths and the doctor, and its links open them; no
+    link of the symptom index is off-screen.
+It saves screenshots of what it checked (the main page, the searches, the
+myths page, the phone menu and the doctor's page it opens, a chapter with its
+fix folded) in --screenshots. Exit status 0 when all is well, 1 with a list of
+the failures otherwise.
 """
 
 import argparse
@@ -458,6 +466,88 @@ def check_everyday_queries(driver, base, chapters, outdir):
         )
 
 
+# Whole sentences as people type them, and the chapter (by its folder's slug)
+# each must list first: the little words (my, the, doesn't) must not decide
+# the result, an apostrophe may be typed either way, and a plural finds its
+# singular.
+SENTENCE_QUERIES = [
+    ("2GB", "index-overflow"),
+    ("my cudaMemcpy returns zeros", "nonblocking-stream"),
+    ("why doesn\u2019t cudaMemcpy wait for my kernel", "nonblocking-stream"),
+    ("cudaMemset doesn't set my ints to 1", "memset-sets-bytes"),
+]
+# Spellings of one thing, each of which must give the same first result.
+SAME_QUERIES = [("2GB", "2 GB", "2 GiB", "2gib")]
+# Queries of little words only: nothing is listed, and the box says why.
+NOISE_QUERIES = ["doesn't", "doesn\u2019t", "does not"]
+
+
+def first_chapter(hits):
+    m = re.search(r"(ch\d\d)\.html", hits[0] if hits else "")
+    return m.group(1) if m else (hits[0].split("/")[-1] if hits else None)
+
+
+def check_sentence_queries(driver, base, chapters, outdir):
+    """Queries typed as a person types them, into the box of the main page:
+    sentences find their chapter first, spellings of one size find the same
+    first result, and a query of little words lists nothing but says why."""
+    set_viewport(driver, DESKTOP)
+    driver.get(base + "index.html")
+    wait_ready(driver)
+    fresh = True
+    for query, slug in SENTENCE_QUERIES:
+        folder = next((c for c in chapters if c[3:] == slug), None)
+        if not folder:
+            fail("search %r: no chapter %s on this site" % (query, slug))
+            continue
+        hits = search(driver, query, fresh=fresh)
+        fresh = False
+        print(
+            "search %r: first %s"
+            % (query, hits[0].split("/")[-1] if hits else None)
+        )
+        if first_chapter(hits) != "ch" + folder[:2]:
+            fail(
+                "search %r: chapter %s is not the first result; the first "
+                "three are %s"
+                % (query, folder[:2], [h.split("/")[-1] for h in hits[:3]])
+            )
+        if query == SENTENCE_QUERIES[0][0]:
+            time.sleep(0.2)
+            driver.save_screenshot(os.path.join(outdir, "search-2gb.png"))
+    for spellings in SAME_QUERIES:
+        firsts = {}
+        for query in spellings:
+            hits = search(driver, query, fresh=fresh)
+            fresh = False
+            firsts[query] = hits[0].split("/")[-1] if hits else None
+        if len(set(firsts.values())) != 1 or None in firsts.values():
+            fail("search: one size spelled several ways finds different "
+                 "first results: %s" % firsts)
+    for query in NOISE_QUERIES:
+        hits = search(driver, query, fresh=fresh)
+        fresh = False
+        said = driver.execute_script(
+            "var n = document.querySelector("
+            "'#clinic-search-results .clinic-nohit');"
+            "return n ? n.textContent : '';"
+        )
+        if hits:
+            fail(
+                "search %r: a query of little words lists %d results, "
+                "first %s" % (query, len(hits), hits[0].split("/")[-1])
+            )
+        if "too little" not in said:
+            fail(
+                "search %r: the box does not say that the query says too "
+                "little (it says %r)" % (query, said)
+            )
+        if query == NOISE_QUERIES[0]:
+            driver.save_screenshot(
+                os.path.join(outdir, "search-little-words.png")
+            )
+
+
 def check_search(driver, base):
     driver.get(base + "symptoms.html")
     wait_ready(driver)
@@ -669,11 +759,63 @@ def check_chapter_folds(driver, base, chapters):
             )
 
 
+# How far the page itself scrolls sideways: the widest of the root, the body
+# and Doxygen's #doc-content (the scroller of a page with the navigation
+# tree), against the window's width; and the first piece of text that sticks
+# out, outside the boxes that scroll on their own (a listing, a table).
+SIDEWAYS_JS = r"""
+var w = window.innerWidth, doc = document.getElementById('doc-content');
+var widths = [document.documentElement.scrollWidth, document.body.scrollWidth];
+if (doc) widths.push(doc.scrollWidth);
+var widest = Math.max.apply(null, widths), culprit = '';
+if (widest > w) {
+  var walker = document.createTreeWalker(doc || document.body,
+                                         NodeFilter.SHOW_TEXT), n;
+  while (!culprit && (n = walker.nextNode())) {
+    if (!n.nodeValue.trim()) continue;
+    var own = false;
+    for (var e = n.parentElement; e && e !== doc && e !== document.body;
+         e = e.parentElement)
+      if (/auto|scroll|hidden/.test(getComputedStyle(e).overflowX)) own = true;
+    if (own) continue;
+    var range = document.createRange();
+    range.selectNodeContents(n);
+    var r = range.getBoundingClientRect();
+    if (r.width > 0 && r.right > w + 1)
+      culprit = n.parentElement.tagName.toLowerCase() + ': ' +
+                n.nodeValue.trim().slice(0, 60);
+  }
+}
+return [widest, w, culprit];
+"""
+
+
+def sideways(driver):
+    """(the page's width, the window's, what sticks out) as SIDEWAYS_JS
+    measures them."""
+    return driver.execute_script(SIDEWAYS_JS)
+
+
 def check_listings(driver, base, chapters):
-    """No listing or output is cut off: nothing scrolls sideways."""
-    pages = ["index.html", "symptoms.html", "outcomes.html"] + [
-        "ch%s.html" % c[:2] for c in chapters
-    ]
+    """No listing or output is cut off, and no page scrolls sideways at
+    phone width (a long URL in a Sources list once made the myths page
+    twice as wide as a phone)."""
+    pages = [
+        p
+        for p in (
+            "index.html",
+            "symptoms.html",
+            "outcomes.html",
+            "myths.html",
+            "pycuda.html",
+            "doctor.html",
+            "seeds.html",
+        )
+        if os.path.isfile(os.path.join(SITE, p))
+    ] + ["ch%s.html" % c[:2] for c in chapters]
+    for need in ("myths.html",):
+        if need not in pages:
+            fail("%s: not on this site, so not checked at phone width" % need)
     for name, size, mobile in (
         ("desktop", DESKTOP, False),
         ("phone", PHONE, True),
@@ -701,52 +843,95 @@ def check_listings(driver, base, chapters):
                     "%s at %s width: %d listing(s) cut off, e.g. %r"
                     % (page, name, len(cut), cut[0])
                 )
+            if not mobile:
+                continue
+            wide, window, culprit = sideways(driver)
+            if wide > window:
+                fail(
+                    "%s at %d px: the page scrolls sideways, %d px wide "
+                    "(%s)" % (page, window, wide, culprit or "?")
+                )
     set_viewport(driver, DESKTOP)
+
+
+def open_phone_menu(driver):
+    """Clicks the menu button, as a person does; returns the links the menu
+    shows."""
+    driver.find_element(By.CSS_SELECTOR, "label.main-menu-btn").click()
+    WebDriverWait(driver, 5).until(
+        lambda d: d.find_element(By.ID, "main-menu").is_displayed()
+    )
+    time.sleep(0.3)
+    return [
+        a
+        for a in driver.find_elements(By.CSS_SELECTOR, "#main-menu a")
+        if a.is_displayed()
+    ]
+
+
+def follow_menu_link(driver, target):
+    """Clicks the open menu's link to target, and waits for the page."""
+    link = next(
+        a
+        for a in driver.find_elements(By.CSS_SELECTOR, "#main-menu a")
+        if a.is_displayed()
+        and (a.get_attribute("href") or "").endswith(target)
+    )
+    link.click()
+    WebDriverWait(driver, 10).until(lambda d: d.current_url.endswith(target))
+    wait_ready(driver)
 
 
 def check_phone_menu(driver, base, outdir):
     """At phone width the menu button opens a menu that reaches Chapters, the
-    symptom index and the myths, and its Chapters entry opens the chapters."""
+    symptom index, the myths and the doctor; its Chapters entry opens the
+    chapters, and its Doctor entry, opened from there, the doctor's page."""
     set_viewport(driver, PHONE, mobile=True)
     driver.get(base + "index.html")
     wait_ready(driver)
     try:
-        driver.find_element(By.CSS_SELECTOR, "label.main-menu-btn").click()
-        WebDriverWait(driver, 5).until(
-            lambda d: d.find_element(By.ID, "main-menu").is_displayed()
-        )
-        time.sleep(0.3)
-        shown = [
-            a.get_attribute("href")
-            for a in driver.find_elements(By.CSS_SELECTOR, "#main-menu a")
-            if a.is_displayed()
-        ]
-        for need in ("chapters.html", "symptoms.html", "myths.html"):
+        shown = [a.get_attribute("href") for a in open_phone_menu(driver)]
+        for need in (
+            "chapters.html",
+            "symptoms.html",
+            "myths.html",
+            "doctor.html",
+        ):
             if not any((h or "").endswith(need) for h in shown):
                 fail(
                     "phone menu: no visible link to %s (it shows %s)"
                     % (need, shown)
                 )
         driver.save_screenshot(os.path.join(outdir, "phone-menu.png"))
-        link = next(
-            a
-            for a in driver.find_elements(By.CSS_SELECTOR, "#main-menu a")
-            if a.is_displayed()
-            and (a.get_attribute("href") or "").endswith("chapters.html")
-        )
-        link.click()
-        WebDriverWait(driver, 10).until(
-            lambda d: d.current_url.endswith("chapters.html")
-        )
+        follow_menu_link(driver, "chapters.html")
     except (WebDriverException, TimeoutException, StopIteration) as e:
         fail(
             "phone menu: could not open it and reach Chapters (%s)"
             % e.__class__.__name__
         )
+    try:
+        open_phone_menu(driver)
+        follow_menu_link(driver, "doctor.html")
+        title = driver.execute_script(
+            "var t = document.querySelector('.title');"
+            "return t ? t.textContent.trim() : '';"
+        )
+        if "doctor" not in title.lower():
+            fail("phone menu: Doctor opened a page titled %r" % title)
+        driver.save_screenshot(os.path.join(outdir, "phone-doctor.png"))
+    except (WebDriverException, TimeoutException, StopIteration) as e:
+        fail(
+            "phone menu: could not open it on the chapters page and reach "
+            "the doctor (%s)" % e.__class__.__name__
+        )
     set_viewport(driver, DESKTOP)
 
 
 def check_narrow(driver, base):
+    """No link of the symptom index is off-screen: at a phone's width, where
+    its tables are cards, and on the desktop, where a table too wide for the
+    text column would scroll sideways inside itself and hide its last column
+    (the links to the chapters) until scrolled."""
     set_viewport(driver, (NARROW, PHONE[1]), mobile=True)
     driver.get(base + "symptoms.html")
     wait_ready(driver)
@@ -766,6 +951,27 @@ def check_narrow(driver, base):
             % (NARROW, ", ".join(off[:10]))
         )
     set_viewport(driver, DESKTOP)
+    driver.get(base + "symptoms.html")
+    wait_ready(driver)
+    hidden = driver.execute_script(
+        """
+      var bad = [];
+      document.querySelectorAll('table.markdownTable').forEach(function (t) {
+        var box = (t.querySelector('tbody') || t).getBoundingClientRect();
+        t.querySelectorAll('a').forEach(function (a) {
+          var r = a.getBoundingClientRect();
+          if (r.width > 0 && r.right > box.right + 1) """
+        """bad.push(a.textContent.trim());
+        });
+      });
+      return bad;"""
+    )
+    if hidden:
+        fail(
+            "symptoms.html at %d px: %d links start off their table's "
+            "visible part, e.g. %s"
+            % (DESKTOP[0], len(hidden), ", ".join(hidden[:5]))
+        )
 
 
 def screenshots(driver, base, outdir, chapter):
@@ -774,6 +980,8 @@ def screenshots(driver, base, outdir, chapter):
         ("main", "index.html", None),
         ("symptoms", "symptoms.html", None),
         ("outcomes", "outcomes.html", None),
+        ("myths", "myths.html", None),
+        ("myths-sources", "myths.html", "myths-sources"),
     ]
     if chapter:
         num = chapter[:2]
@@ -886,6 +1094,7 @@ def main():
         check_tabs(driver, base)
         check_main_page(driver, base)
         check_everyday_queries(driver, base, chapters, args.screenshots)
+        check_sentence_queries(driver, base, chapters, args.screenshots)
         check_search(driver, base)
         check_chapter_folds(driver, base, chapters)
         check_listings(driver, base, chapters)

@@ -5,13 +5,19 @@
  *    every section of every page, written by make_pages.py) on first use and
  *    lists the sections that match any of the words typed, best first: more
  *    words first, then whole words in titles before fragments in the text; the
- *    words people use find the pages' own (segfault: segmentation fault). Enter
- *    opens the selected result; arrow keys move; Escape closes.
+ *    words people use find the pages' own (segfault: segmentation fault). A
+ *    query is read as a person types it: little words (my, the, doesn't) are
+ *    left out of the match, an apostrophe is an apostrophe whichever way it
+ *    is written, "doesn't" is "does not", a plural finds its singular, and a
+ *    size finds its number and unit however they are spelled (2GB, 2 GB and
+ *    2 GiB alike). Enter opens the selected result; arrow keys move; Escape
+ *    closes.
  * 2. The top tabs (the menu on a phone) lead to the ways in: chapters,
- *    symptoms, myths, outcomes, PyCUDA.
+ *    symptoms, myths, outcomes, PyCUDA, and the doctor that checks a program.
  * 3. Tables on narrow screens: each row of a table of three or more columns is
  *    shown as a card, each cell labelled with its column's heading, so that no
  *    column (such as the symptom index's chapter links) ends up off-screen.
+ *    On wide screens a table too wide for the text lets its code wrap.
  */
 (function () {
   'use strict';
@@ -39,9 +45,27 @@
     document.head.appendChild(s);
   }
 
-  // Words, without punctuation: "in-kernel malloc()" is in, kernel, malloc.
+  // Units of size, as one word each: people write GB for GiB.
+  var UNITS = { kb: 'kib', kib: 'kib', mb: 'mib', mib: 'mib', gb: 'gib', gib: 'gib',
+                tb: 'tib', tib: 'tib', bit: 'bit', bits: 'bit' };
+  // Words, without punctuation, as the search compares them: the same for the
+  // pages' text and the query. "in-kernel malloc()" is in, kernel, malloc;
+  // "doesn't", "doesn’t", "doesnt" and "does not" are does, not; "PyCUDA's"
+  // is pycuda; "2GB", "2 GB" and "2 GiB" are 2, gib.
   function words(text) {
-    return text.toLowerCase().split(/[^\p{L}\p{N}_]+/u).filter(function (w) { return w.length > 0; });
+    var t = text.toLowerCase().replace(/[\u2018\u2019\u02bc\u00b4]/g, "'")
+      .replace(/\bcan't\b|\bcannot\b/g, 'can not').replace(/\bwon't\b/g, 'will not')
+      .replace(/n't\b/g, ' not').replace(/'s\b/g, '')
+      .replace(/\b(does|do|did|is|are|was|were|has|have|had|could|would|should)nt\b/g, '$1 not')
+      .replace(/\bcant\b/g, 'can not');
+    var out = [];
+    t.split(/[^\p{L}\p{N}_]+/u).forEach(function (w) {
+      if (!w) return;
+      var m = /^(\p{N}+)(\p{L}+)$/u.exec(w);
+      if (m && UNITS.hasOwnProperty(m[2])) out.push(m[1], UNITS[m[2]]);
+      else out.push(UNITS.hasOwnProperty(w) ? UNITS[w] : w);
+    });
+    return out;
   }
   // A field as " word word ... ", so that " w " finds a whole word or phrase.
   function wordField(text) { return ' ' + words(text).join(' ') + ' '; }
@@ -69,8 +93,25 @@
     ['async', 'asynchronous'],
     ['sync', 'synchronize', 'synchronization']
   ].map(function (g) { return g.map(function (p) { return words(p); }); });
-  // Words that say little on their own: they count, but only a little.
-  var STOP = ' a an and are as at be by for from i in into is it my of on or per the to with when why ';
+  // Words that say little on their own: a query's other words decide what
+  // matches, these only help a whole phrase rank ("does not wait"). A query
+  // of nothing else finds nothing, and the box says so.
+  var STOP = ' a am an and any anyone are as at be been but by can could did do does for from' +
+             ' get gets got had has have help how i if in into is it its me my not of on or our' +
+             ' per please so than that the their them then there these they this those to was' +
+             ' we were what when where which while who why will with would you your ';
+  function isStop(w) { return STOP.indexOf(' ' + w + ' ') >= 0; }
+
+  // The other forms of a word that count as the word itself: its plural or
+  // its singular ("returns" finds "return", "zero" finds "zeros").
+  function forms(w) {
+    if (w.length < 4 || /[^a-z_]/.test(w)) return [];
+    if (/[^aeiou]ies$/.test(w)) return [w.slice(0, -3) + 'y'];
+    if (/(s|x|z|ch|sh)es$/.test(w)) return [w.slice(0, -2), w.slice(0, -1)];
+    if (/[^su]s$/.test(w)) return [w.slice(0, -1)];
+    if (/[^s]$/.test(w)) return [/(x|z|ch|sh)$/.test(w) ? w + 'es' : /[^aeiou]y$/.test(w) ? w.slice(0, -1) + 'ies' : w + 's'];
+    return [];
+  }
 
   // Where in the query each synonym applies: [first word, word count, phrases].
   function synonymsOf(q) {
@@ -125,30 +166,29 @@
 
   function search(q) {
     var qw = words(q);
-    if (!qw.length) return [];
+    var content = qw.filter(function (w) { return !isStop(w); });
+    if (!content.length) return [];
     var syn = synonymsOf(qw);
     var alts = qw.map(function (w, k) {
-      var a = [];
+      var a = forms(w).map(function (f) { return ' ' + f + ' '; });
       syn.forEach(function (s) { if (k >= s.at && k < s.at + s.n) a = a.concat(s.alt); });
       return a;
     });
-    var content = qw.filter(function (w) { return STOP.indexOf(' ' + w + ' ') < 0; }).length;
-    // The whole query as a phrase, or a synonym of all of it (OOM: out of memory).
+    // The whole query as a phrase, its words other than the little ones as
+    // another, or a synonym of all of it (OOM: out of memory).
     var phrases = qw.length > 1 ? [' ' + qw.join(' ') + ' '] : [];
+    if (content.length > 1 && content.length < qw.length) phrases.push(' ' + content.join(' ') + ' ');
     syn.forEach(function (s) { if (s.at === 0 && s.n === qw.length) phrases = phrases.concat(s.alt); });
     var hits = [];
     index.forEach(function (r) {
-      var score = 0, covered = 0, any = false;
+      var score = 0, covered = 0;
       qw.forEach(function (w, k) {
-        var stop = content > 0 && STOP.indexOf(' ' + w + ' ') >= 0;
+        if (isStop(w)) return;
         var m = wordScore(r, w, alts[k]);
         if (!m.score) return;
-        if (!stop) any = true;
-        var weight = stop ? 0.15 : 1;
-        covered += weight * (m.whole ? 1 : 0.5);
-        score += weight * m.score;
+        covered += m.whole ? 1 : 0.5;
+        score += m.score;
       });
-      if (!any && content > 0) return;
       if (!score) return;
       score += 30 * covered;  // how many of the words: first
       score += phraseScore(r, phrases);
@@ -177,13 +217,16 @@
   // What a result marks: whole words only, never a piece of a longer word
   // (a fragment may rank a result, but "in" is not marked in "using"). The
   // terms are the query's words (not the little ones, such as "in", unless
-  // the query has nothing else), its neighbouring pairs and whole phrase
-  // ("in-kernel"), and the phrases of its synonyms; longest first.
+  // the query has nothing else) with their plural or singular, its
+  // neighbouring pairs and whole phrase ("in-kernel"), and the phrases of its
+  // synonyms; longest first.
   function markTerms(qw) {
-    var content = qw.filter(function (w) { return STOP.indexOf(' ' + w + ' ') < 0; });
+    var content = qw.filter(function (w) { return !isStop(w); });
     var terms = [qw.join(' ')];
     for (var k = 0; k + 1 < qw.length; k++) terms.push(qw[k] + ' ' + qw[k + 1]);
-    (content.length ? content : qw).forEach(function (w) { if (w.length > 1) terms.push(w); });
+    (content.length ? content : qw).forEach(function (w) {
+      if (w.length > 1) terms = terms.concat([w], forms(w));
+    });
     synonymsOf(qw).forEach(function (s) {
       s.alt.forEach(function (a) { terms.push(a.trim()); });
     });
@@ -302,9 +345,13 @@
       var hits = search(q);
       var terms = markTerms(words);
       var html = '';
-      if (!hits.length) {
+      if (!words.some(function (w) { return !isStop(w); })) {
+        html = '<div class="clinic-nohit">“' + escapeHtml(q.trim()) + '” says too little to search for: ' +
+               'add what you see, such as an error message, a value or a call.</div>';
+      } else if (!hits.length) {
         html = '<div class="clinic-nohit">No section contains ' +
-               words.map(function (w) { return '“' + escapeHtml(w) + '”'; }).join(' or ') + '.</div>';
+               words.filter(function (w) { return !isStop(w); })
+                    .map(function (w) { return '“' + escapeHtml(w) + '”'; }).join(' or ') + '.</div>';
       }
       hits.forEach(function (h) {
         var e = h.r.e;
@@ -421,6 +468,27 @@
     });
   }
 
+  // A table too wide for the text column, on a screen wide enough to show it
+  // as a table, is marked so that clinic.css lets its code wrap. Measured
+  // again whenever the text column changes width (the navigation tree sets
+  // it after the page has loaded, and the reader may resize the window).
+  var fitWidth = -1;
+  function fitTables() {
+    var column = document.querySelector('div.contents');
+    if (!column || column.clientWidth === fitWidth) return;
+    fitWidth = column.clientWidth;
+    document.querySelectorAll('table.markdownTable').forEach(function (table) {
+      table.classList.remove('clinic-fit');
+      var body = table.querySelector('tbody') || table;
+      if (body.scrollWidth > body.clientWidth + 1) table.classList.add('clinic-fit');
+    });
+  }
+  function watchTables() {
+    var column = document.querySelector('div.contents');
+    if (column && window.ResizeObserver) new ResizeObserver(fitTables).observe(column);
+    else window.addEventListener('resize', fitTables);
+  }
+
   // make_pages.py writes the table of contents into the text; the theme's
   // interactive TOC wants it as the first child of .contents, as Doxygen's own.
   function placeToc() {
@@ -458,7 +526,7 @@
   // ways in instead. Doxygen builds the menu once the page is ready (jQuery
   // runs it after the DOMContentLoaded listeners), so the data is changed first.
   var TABS = [['Chapters', 'chapters.html'], ['By symptom', 'symptoms.html'], ['Myths', 'myths.html'],
-              ['Outcomes', 'outcomes.html'], ['PyCUDA', 'pycuda.html']];
+              ['Outcomes', 'outcomes.html'], ['PyCUDA', 'pycuda.html'], ['Doctor', 'doctor.html']];
   document.addEventListener('DOMContentLoaded', function () {
     var menu = window.menudata;
     if (!menu || !menu.children) return;
@@ -469,9 +537,10 @@
 
   var done = false;
   function ready() {
-    if (!done) { done = true; placeSubtitle(); if (window.location.hash) openTarget(); }
+    if (!done) { done = true; placeSubtitle(); watchTables(); if (window.location.hash) openTarget(); }
     placeToc();
     labelTables();
+    fitTables();
     var f = field();
     if (f) {
       clearDoxygenText(f);

@@ -37,6 +37,10 @@ The rules, by the name printed in brackets (CONTRIBUTING.md says the same):
               PyCUDA code block (```py...).
   transcript  every output block in the README is in a record, and the
               README quotes broken.out or fixed.out (see check_transcripts()).
+  symptoms    docs/symptoms.md: no two rows with the same symptom (first
+              cell); no row routes to "Not covered yet" from outside that
+              section, and no row of that section links a chapter (see
+              check_symptom_index()).
 """
 
 import os
@@ -556,6 +560,129 @@ def check_transcripts(chapter, text, rel):
     return problems
 
 
+# ---------------------------------------------------------------- symptom index
+
+SYMPTOM_INDEX = "docs/symptoms.md"
+NOT_COVERED = "Not covered yet"  # the heading of the index's last section
+CHAPTER_LINK = re.compile(r"\]\([^)]*chapters/([0-9][0-9])-")
+CHAPTER_NAMED = re.compile(r"\b(?:[Cc]hapters? |)([0-9][0-9]) ·|"
+                           r"\b[Cc]hapters? ([0-9][0-9])\b")
+
+
+def table_cells(line):
+    """The cells of a Markdown table row: split at the | that are outside
+    code spans and not escaped."""
+    cells, cell, code, k = [], "", False, 0
+    body = line.strip()
+    body = body[1:] if body.startswith("|") else body
+    while k < len(body):
+        c = body[k]
+        if c == "\\" and k + 1 < len(body):
+            cell += body[k:k + 2]
+            k += 2
+            continue
+        if c == "`":
+            code = not code
+        if c == "|" and not code:
+            cells.append(cell.strip())
+            cell = ""
+        else:
+            cell += c
+        k += 1
+    if cell.strip():
+        cells.append(cell.strip())
+    return cells
+
+
+def symptom_key(cell):
+    """A symptom as the reader sees it, for comparing rows: link targets,
+    code and emphasis marks dropped, quotes made plain, case and spacing
+    folded."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", cell)
+    text = re.sub(r"[`*]+", "", text)
+    text = re.sub("[\u201c\u201d\u2018\u2019\"']", "", text)
+    return " ".join(text.lower().split()).rstrip(".;:,")
+
+
+def check_symptom_index(text, rel):
+    """The symptom index routes each symptom once, and honestly.
+
+    - Duplicates: no two rows of any table have the same first cell (the
+      symptom), compared as symptom_key() folds it. Two rows for one symptom
+      drift apart; merge them into one that names every cause.
+    - Stale routes: the "Not covered yet" section is the one place for a
+      cause no chapter shows, each such cause a row of its own table. So a
+      row of another section never links to #not-covered-yet: when a
+      chapter covers the cause, the link is stale (route the row to the
+      chapter), and when none does, the link points at an entry that may
+      not exist (give the cause its own row in that table). Conversely, a
+      row of "Not covered yet" that links a chapter's page lists a covered
+      cause as uncovered. Naming a related chapter in words there is fine
+      ("chapter 19 shows the reuse case"): only links count.
+    """
+    problems = []
+    anchor = "#" + "-".join(NOT_COVERED.lower().split())
+    section = ""
+    seen = {}
+    lines = text.splitlines()
+    for number, line in enumerate(lines, 1):
+        if line.startswith("## "):
+            section = line[3:].strip()
+            continue
+        if not line.lstrip().startswith("|"):
+            continue
+        following = lines[number] if number < len(lines) else ""
+        if re.fullmatch(r"\s*\|?[\s:|-]*-[\s:|-]*", line) or \
+                re.fullmatch(r"\s*\|?[\s:|-]*-[\s:|-]*", following):
+            continue  # a separator row, or the heading row above one
+        cells = table_cells(line)
+        if not cells:
+            continue
+        key = symptom_key(cells[0])
+        if key:
+            if key in seen:
+                problems.append(Problem(rel, number, "symptoms",
+                                        "the symptom '%s' is also on line %d: "
+                                        "merge the two rows into one"
+                                        % (cells[0][:60], seen[key])))
+            else:
+                seen[key] = number
+        rest = " | ".join(cells[1:])
+        chapters = sorted(set(m.group(1) for m in CHAPTER_LINK.finditer(rest)))
+        if section == NOT_COVERED:
+            if chapters:
+                problems.append(Problem(rel, number, "symptoms",
+                                        "'%s' lists as not covered a cause "
+                                        "it links chapter %s for: move the "
+                                        "row to its section and route it to "
+                                        "the chapter"
+                                        % (NOT_COVERED, ", ".join(chapters))))
+        elif "](%s)" % anchor in rest:
+            named = chapters or sorted(set(
+                m.group(1) or m.group(2) for m in CHAPTER_NAMED.finditer(rest)))
+            if named:
+                problems.append(Problem(rel, number, "symptoms",
+                                        "links to '%s' and to chapter %s: "
+                                        "a chapter covers the cause, so the "
+                                        "link is stale; route the row to "
+                                        "the chapter"
+                                        % (NOT_COVERED, ", ".join(named))))
+            else:
+                problems.append(Problem(rel, number, "symptoms",
+                                        "links to '%s': a cause no chapter "
+                                        "shows gets its own row in that "
+                                        "section's table instead"
+                                        % NOT_COVERED))
+    return problems
+
+
+def lint_symptom_index(root):
+    path = os.path.join(root, SYMPTOM_INDEX)
+    if not os.path.exists(path):
+        return []
+    return check_symptom_index(read_text(path), SYMPTOM_INDEX)
+
+
 # ---------------------------------------------------------------- the walk
 
 def chapter_folders(root, problems):
@@ -665,6 +792,7 @@ def lint(root):
     for name in chapters:
         problems += lint_chapter(root, name, top_readme)
     problems += lint_seeds(root)
+    problems += lint_symptom_index(root)
     return problems, chapters
 
 

@@ -96,6 +96,28 @@ FIXED_OUT = "squares: 0 of 4 elements wrong\n[exit status: 0]\n"
 EXIT_1 = "[exit status: 1]\n"
 FIXED_FAILS = "squares: 0 of 4 elements wrong\n[exit status: 2]\n"
 
+FIX_LINK = "[01 · Fix](../chapters/01-sample/README.md#fix)"
+SYMPTOMS = """# Symptom index
+
+## Wrong results
+
+| What you see | Likely cause | Where it is answered |
+|---|---|---|
+| Only the **first** N results are right | bytes | \
+[01 · Cause](../chapters/01-sample/README.md#cause) |
+| `cudaMemcpy2D` fails with “invalid pitch argument” | a pitch in elements \
+| %s |
+
+## Not covered yet
+
+| What you see | Possible cause | Where it is documented |
+|---|---|---|
+| A graph never changes the data | not launched; chapter 01 shows another \
+case | [Guide](https://docs.nvidia.com/) |
+""" % FIX_LINK
+ROW_PITCH = 8  # the line of the cudaMemcpy2D row in SYMPTOMS
+ROW_GRAPH = 14  # the line of the Not covered yet row
+
 FILES = {
     "README.md": "| [01](chapters/01-sample/) | sample |\n",
     CH + "/CMakeLists.txt": "project(ch01)\nclinic_chapter()\n",
@@ -110,6 +132,7 @@ FILES = {
     CH + "/expected/fixed.py.out": FIXED_OUT,
     "seeds/q000_sample.py": "print('hello')\n",
     "seeds/expected/q000_sample.out": "hello\n[exit status: 0]\n",
+    "docs/symptoms.md": SYMPTOMS,
 }
 
 
@@ -620,6 +643,70 @@ class Transcripts(LintCase):
         self.assertClean()
 
 
+class SymptomIndex(LintCase):
+    """docs/symptoms.md: one row per symptom, and no stale route to "Not
+    covered yet"."""
+
+    INDEX = "/docs/symptoms.md"
+
+    def add_row(self, row, before="\n## Not covered yet"):
+        """Adds a row to the table above "before", or at the end."""
+        if before is None:
+            self.write(self.INDEX[1:], self.read(self.INDEX[1:]) + row + "\n")
+        else:
+            self.replace(self.INDEX[1:], before, row + "\n" + before)
+
+    def line(self, number):
+        return "%s:%d" % (self.INDEX, number)
+
+    def test_duplicate_row(self):
+        # The same symptom, written with other case, markup and a full stop.
+        self.add_row("| only the first n results are `right`. | other | %s |"
+                     % FIX_LINK)
+        self.expect(self.line(ROW_PITCH + 1), "symptoms", "also on line 7",
+                    "merge")
+
+    def test_duplicate_in_another_section(self):
+        self.add_row("| A graph never changes the data | capture | %s |"
+                     % FIX_LINK, before=None)
+        self.expect(self.line(ROW_GRAPH + 1), "symptoms",
+                    "also on line %d" % ROW_GRAPH)
+
+    def test_stale_link_to_not_covered(self):
+        # The pitch row of issue 23: routed to a chapter and to "Not
+        # covered yet" at once.
+        self.replace(self.INDEX[1:], "#fix) |\n\n## Not",
+                     "#fix), [Not covered yet](#not-covered-yet) |\n\n## Not")
+        self.expect(self.line(ROW_PITCH), "symptoms", "chapter 01", "stale")
+
+    def test_chapter_named_in_words_makes_the_link_stale(self):
+        self.add_row("| Zeros from a dtype | chapter 01 shows it | "
+                     "[Not covered yet](#not-covered-yet) |")
+        self.expect(self.line(ROW_PITCH + 1), "symptoms", "chapter 01",
+                    "stale")
+
+    def test_link_to_not_covered_without_a_chapter(self):
+        self.add_row("| Zeros from a dtype | a mismatch | "
+                     "[Not covered yet](#not-covered-yet) |")
+        self.expect(self.line(ROW_PITCH + 1), "symptoms", "its own row")
+
+    def test_not_covered_row_that_links_a_chapter(self):
+        self.replace(self.INDEX[1:], "[Guide](https://docs.nvidia.com/)",
+                     FIX_LINK)
+        self.expect(self.line(ROW_GRAPH), "symptoms", "not covered",
+                    "chapter 01")
+
+    def test_pipe_in_code_is_not_a_cell_border(self):
+        # Two symptoms that differ only after a | inside code.
+        self.add_row("| `a | b` fails | x | %s |" % FIX_LINK)
+        self.add_row("| `a | c` fails | x | %s |" % FIX_LINK)
+        self.assertClean()
+
+    def test_no_index_no_problem(self):
+        self.remove(self.INDEX[1:])
+        self.assertClean()
+
+
 class RealTree(unittest.TestCase):
     """The lint reads the real repository without an error (what it finds
     there is the structure.lint test's business)."""
@@ -630,7 +717,7 @@ class RealTree(unittest.TestCase):
 
 
 FUNCTIONAL = (CleanTree, Folders, Files, Records, FixedRun, Programs,
-              Variants, FixDiff, Readme, Transcripts)
+              Variants, FixDiff, Readme, Transcripts, SymptomIndex)
 
 # (id, what it plants, text of clinic_lint.py, its mutated form)
 MUTANTS = [
@@ -714,6 +801,23 @@ MUTANTS = [
      'if "(chapters/%s/)" % name not in top_readme:', "if False:"),
     ("gaps_accepted", "chapter numbers with gaps accepted",
      "if number != expected_number:", "if False:"),
+    ("no_symptom_index", "docs/symptoms.md not linted",
+     "problems += lint_symptom_index(root)", "problems += []"),
+    ("symptom_dupes_accepted", "two rows with one symptom accepted",
+     "            if key in seen:", "            if False:"),
+    ("symptom_key_as_written", "symptoms compared as written",
+     "key = symptom_key(cells[0])", "key = cells[0]"),
+    ("symptom_heads_compared", "a table's heading row taken for a symptom",
+     "continue  # a separator row, or the heading row above one",
+     "pass  # a separator row, or the heading row above one"),
+    ("symptom_code_pipes_split", "a | inside code taken for a cell border",
+     'if c == "|" and not code:', 'if c == "|":'),
+    ("not_covered_link_accepted", "a row elsewhere may link Not covered yet",
+     'elif "](%s)" % anchor in rest:', "elif False:"),
+    ("chapter_names_ignored", "a chapter named in words is no route",
+     "CHAPTER_NAMED.finditer(rest)", 'CHAPTER_NAMED.finditer("")'),
+    ("not_covered_chapters_accepted", "Not covered yet may link a chapter",
+     "if section == NOT_COVERED:", "if section == NOT_COVERED and False:"),
     ("exit_zero", "main exits 0 with problems",
      "        return 1\n", "        return 0\n"),
 ]
