@@ -75,7 +75,9 @@ WHITESPACE = (
 
 
 # A chapter's program or twin: chapters/NN-slug/broken.cu, fixed_cupy.py...
-PROGRAM_PATH = r"chapters/([0-9][0-9])-[^/]+/(broken|fixed)(_cupy)?\.(cu|py)\Z"
+# broken/fixed .cu and their twins, or a variant's .cu (see variants())
+PROGRAM_PATH = (r"chapters/([0-9][0-9])-[^/]+/(broken|fixed|[a-z0-9_]+(?=\.cu))"
+                r"(_cupy)?\.(cu|py)\Z")
 
 
 class BuildError(Exception):
@@ -1059,6 +1061,15 @@ PROGRAMS = (
 )
 
 
+def variants(folder):
+    """A chapter's variant programs (clinic_chapter(VARIANTS ...)): its .cu
+    files other than broken.cu and fixed.cu, each another form of the bug."""
+    if not os.path.isdir(folder):
+        return []
+    return sorted(f for f in os.listdir(folder)
+                  if f.endswith(".cu") and f not in PROGRAMS)
+
+
 # The Python twins of a chapter's C pair: (library, broken, fixed).
 TWINS = (
     ("PyCUDA", "broken.py", "fixed.py"),
@@ -1127,11 +1138,12 @@ def chapter_page(site, ch, ids, idx):
         "\n%s\nBoth programs in full, as the tests build and run them.\n" % h
     )
     os.makedirs(os.path.join(site.out, "examples", ch.id), exist_ok=True)
-    for f in PROGRAMS:
+    for f in PROGRAMS + tuple(variants(ch.dir)):
         path = os.path.join(ch.dir, f)
         if site.exists(path):
             shutil.copy2(path, os.path.join(site.out, "examples", ch.id))
-            what = twin_of(f)
+            what = twin_of(f) if f in PROGRAMS else (
+                "\n\nAnother cause of the same symptom, on its own.")
             h = site.heading(
                 ch.id, "###", site.gen_anchor(ch.id, f.replace(".", "-")), f
             )
@@ -1223,6 +1235,11 @@ def chapter_page(site, ch, ids, idx):
             broken, outcome_text(site, records[0]),
             fixed, outcome_text(site, records[1]),
         )
+    for f in variants(ch.dir):
+        record = os.path.join(exp, f[:-3] + ".out")
+        page += "\n`%s`:\n\n" % f + htmlonly(
+            outcome_html(site, record, f[:-3]))
+        search_text += " %s: %s" % (f[:-3], outcome_text(site, record))
     site.add_search_entry(
         "%s#%s" % (doxygen_file(ch.id), a),
         ch.title_plain(),
@@ -1466,7 +1483,8 @@ def register_pages(site):
             f.replace(".", "-")
             for f in PROGRAMS
             if site.exists(os.path.join(root, "chapters", folder, f))
-        ]
+        ] + [f.replace(".", "-")
+             for f in variants(os.path.join(root, "chapters", folder))]
         site.add_anchors(
             "ch" + folder[:2],
             ["the-programs"]

@@ -107,6 +107,10 @@ class TextHelpers(unittest.TestCase):
         path = "chapters/29-x/fixed_cupy.py"
         self.assertTrue(re.match(mp.PROGRAM_PATH, path))
         self.assertFalse(re.match(mp.PROGRAM_PATH, "chapters/29-x/other.py"))
+        m = re.match(mp.PROGRAM_PATH, "chapters/28-x/symbol_as_string.cu")
+        self.assertEqual(m.group(2, 3, 4), ("symbol_as_string", None, "cu"))
+        m = re.match(mp.PROGRAM_PATH, "chapters/29-x/broken_cupy.py")
+        self.assertEqual(m.group(2, 3, 4), ("broken", "_cupy", "py"))
 
     def test_part_names_keep_their_spelling(self):
         text = "**Part: the python boundary.** ..."
