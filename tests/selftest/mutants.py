@@ -6,7 +6,7 @@ that covers the planted file must then fail. tests/CMakeLists.txt registers
 one test per mutant, harness.mutant.<id>.
 
     mutants.py --work <scratch dir> --only <id> [--generator <gen>]
-               [--cuda-compiler <nvcc>]
+               [--cuda-compiler <nvcc>] [--compilers-from <dir>]
 """
 
 import argparse
@@ -508,6 +508,7 @@ def main():
     p.add_argument("--only")
     p.add_argument("--generator", default="")
     p.add_argument("--cuda-compiler", default="")
+    p.add_argument("--compilers-from", default="")
     p.add_argument("--list", action="store_true", help="print the mutant ids")
     a = p.parse_args()
     if a.list:
@@ -549,6 +550,8 @@ def main():
             a.generator,
             "--cuda-compiler",
             a.cuda_compiler,
+            "--compilers-from",
+            a.compilers_from,
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
