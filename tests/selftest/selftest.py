@@ -4,7 +4,9 @@
     --part drivers       configures the fake-program project (CMakeLists.txt
                          here), runs CTest on it and checks that CTest reports
                          each test as its name says: pass.* Passed,
-                         fail.* Failed, skip.* Skipped
+                         fail.* Failed, skip.* Skipped; with --tests, only
+                         the fake tests named, judged by their verdicts alone
+                         (mutants.py names the ones that catch its mutant)
     --part registration  configures fake chapters with cmake/clinic.cmake and
                          checks the tests clinic_chapter() registers, and
                          (when those are right) that it rejects an unknown
@@ -12,7 +14,8 @@
     --part lab           runs bench/check_csv.py on good and planted-bad CSVs
 
 The harness tested is the one this file sits in (mutants.py runs a planted
-copy).
+copy). Exit status: 0 as it should, 1 not, 2 a fake test named with --tests
+does not exist.
 """
 
 import argparse
@@ -85,10 +88,16 @@ def part_drivers(args, wrong):
             "could not configure the self-test project:\n" + p.stdout
         )
     junit = os.path.join(args.work, "junit.xml")
+    named = []
+    if args.tests:
+        named = ["-R", "^(%s)$" % "|".join(
+            re.escape(name) for name in args.tests)]
     log = sh(
         ["ctest", "--test-dir", args.work, "-j", JOBS, "--output-junit", junit]
+        + named
     ).stdout
     count = 0
+    ran = set()
     for case in ET.parse(junit).getroot().iter("testcase"):
         name, status = case.get("name"), case.get("status")
         want = name.split(".")[0]
@@ -105,7 +114,16 @@ def part_drivers(args, wrong):
                 "fail.tour.hangs: took %s s; "
                 "the tour did not stop the hung program" % case.get("time")
             )
+        ran.add(name)
         count += 1
+    if args.tests:  # the checks below need the whole run
+        missing = sorted(set(args.tests) - ran)
+        if missing:
+            print("no fake test named %s:\n%s" % (", ".join(missing), log))
+            sys.exit(2)
+        if wrong:
+            wrong.append("CTest's log:\n" + log)
+        return
     if count < 90:
         wrong.append(
             "the self-test project ran only %d tests:\n%s" % (count, log)
@@ -481,6 +499,9 @@ def main():
         "--compilers-from", default="", metavar="DIR",
         help="CMakeFiles/<CMake version> of a build of the same compilers, "
         "whose detection the fake chapters reuse (see seed())")
+    p.add_argument(
+        "--tests", nargs="+", metavar="NAME",
+        help="--part drivers: only these fake tests, judged by their verdicts")
     args = p.parse_args()
     args.extra = (
         ["-DCMAKE_CUDA_COMPILER=" + args.cuda_compiler]
@@ -503,7 +524,8 @@ def main():
             % (args.part, "\n  ".join(wrong))
         )
         return 1
-    print("the harness's %s judge as they should" % args.part)
+    print("the harness's %s judge as they should%s" % (
+        args.part, " (in %s)" % ", ".join(args.tests) if args.tests else ""))
     return 0
 
 
