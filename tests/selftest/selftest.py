@@ -112,7 +112,9 @@ def part_drivers(args, wrong):
                 "%s: CTest says %s (%s), it must be %s"
                 % (name, got, status, want)
             )
-        if name == "fail.tour.hangs" and float(case.get("time")) > 8:
+        # The hung program sleeps 12 s, the tour stops it after 2 s: a tour
+        # that waits for it takes 12 s or more, whatever the machine's load.
+        if name == "fail.tour.hangs" and float(case.get("time")) > 11:
             wrong.append(
                 "fail.tour.hangs: took %s s; "
                 "the tour did not stop the hung program" % case.get("time")
