@@ -5,8 +5,14 @@ tests/selftest/, bench/check_csv.py and bench/results/); the self-test part
 that covers the planted file must then fail. tests/CMakeLists.txt registers
 one test per mutant, harness.mutant.<id>.
 
+A mutant of the drivers names the fake tests that catch it (a wrong verdict:
+the part's own check): the self-test runs those alone, about a tenth of a
+second each instead of the hundred-odd of the whole part. Should they not
+catch it, the whole part runs, and the mutant's test fails either way:
+survived, or caught only by other fake tests, which it then lists.
+
     mutants.py --work <scratch dir> --only <id> [--generator <gen>]
-               [--cuda-compiler <nvcc>]
+               [--cuda-compiler <nvcc>] [--compilers-from <dir>]
 """
 
 import argparse
@@ -24,13 +30,16 @@ T = "cmake/clinic_tests.cmake"
 L = "bench/check_csv.py"
 P = "common/clinic_pycuda.py"
 
-MUTANTS = [  # (id, what, file, original text, planted text)
+# (id, what, file, original text, planted text, the fake tests that catch it:
+# for the drivers part, () for the whole part)
+MUTANTS = [
     (
         "golden_drops_stderr",
         "the golden transcript drops stderr",
         D,
         'text = out + ("[stderr]\\n" + err if err else "")',
         "text = out",
+        ("fail.golden.stderr_not_recorded",),
     ),
     (
         "exit_always_1",
@@ -38,6 +47,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         "str(rc) if rc >= 0 else",
         "str(min(rc, 1)) if rc >= 0 else",
+        ("fail.golden.exit_2_not_1",),
     ),
     (
         "compare_ignores_blanks",
@@ -45,6 +55,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         "if actual == want:",
         "if actual.split() == want.split():",
+        ("fail.golden.trailing_blank",),
     ),
     (
         "compare_ignores_order",
@@ -52,6 +63,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         "if actual == want:",
         "if sorted(actual.splitlines()) == sorted(want.splitlines()):",
+        ("fail.golden.line_order",),
     ),
     (
         "skip_line_starts",
@@ -59,6 +71,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         'm = re.fullmatch(r"\\[SKIPPED\\] ([^\\n]+)\\n", out)',
         'm = re.match(r"\\[SKIPPED\\] ([^\\n]+)\\n", out)',
+        ("fail.golden.skip_then_more",),
     ),
     (
         "skip_line_contained",
@@ -66,6 +79,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         'm = re.fullmatch(r"\\[SKIPPED\\] ([^\\n]+)\\n", out)',
         'm = re.search(r"\\[SKIPPED\\] ([^\\n]+)\\n", out)',
+        ("fail.golden.more_then_skip",),
     ),
     (
         "skip_with_stderr",
@@ -73,6 +87,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         'and m and err == ""',
         "and m",
+        ("fail.golden.skip_and_stderr",),
     ),
     (
         "skip_any_exit",
@@ -80,6 +95,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         "if status == str(SKIP_EXIT) and m",
         "if m",
+        ("fail.golden.skip_line_1",),
     ),
     (
         "no_tool_option",
@@ -87,6 +103,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         '        "--tool",\n        tool,\n',
         "",
+        ("pass.sanitizer.tool_and_leak_check_passed",),
     ),
     (
         "no_leak_check",
@@ -94,6 +111,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         'args += ["--leak-check", "full"]',
         "args += []",
+        ("pass.sanitizer.tool_and_leak_check_passed",),
     ),
     (
         "sanitizer_eight_queues",
@@ -101,6 +119,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         'SANITIZER_ENV = {"CUDA_DEVICE_MAX_CONNECTIONS": "1"}',
         "SANITIZER_ENV = {}",
+        ("pass.sanitizer.one_work_queue",),
     ),
     (
         "fault_lock_never",
@@ -108,6 +127,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         C,
         "set(lock RESOURCE_LOCK gpu_fault)",
         'set(lock "")',
+        (),
     ),
     (
         "fault_lock_always",
@@ -115,6 +135,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         C,
         'if(NOT status STREQUAL "[exit status: 0]")',
         "if(TRUE)",
+        (),
     ),
     (
         "fault_lock_sanitizer_skipped",
@@ -122,6 +143,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         C,
         "${expect} ${lock} REQUIRES",
         "${expect} REQUIRES",
+        (),
     ),
     (
         "broken_without_errors_found",
@@ -129,6 +151,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         "if status != str(SANITIZER_ERRORS) and not hazards:",
         "if False:",
+        ("fail.sanitizer.bug_reported_without_errors_found",),
     ),
     (
         "fixed_status_zero",
@@ -137,6 +160,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         "if status != m.group(1):",
         'if status != "0":',
+        ("pass.sanitizer.clean_status_as_recorded",),
     ),
     (
         "sanitizer_patterns_any_order",
@@ -144,6 +168,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         ".search(report, at)",
         ".search(report)",
+        ("fail.sanitizer.patterns_out_of_order",),
     ),
     (
         "compile_fail_whole_log",
@@ -151,6 +176,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         "got = diagnostics(p.stdout)",
         "got = p.stdout.splitlines()",
+        ("fail.compile_fail.pattern_only_in_command_line",),
     ),
     (
         "compile_fail_any_pattern",
@@ -158,6 +184,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         "if not any(re.search(pattern, line) for line in lines):",
         "if not any(re.search(q, line) for q in pats for line in lines):",
+        ("fail.compile_fail.one_of_two_patterns",),
     ),
     (
         "compile_fail_error_only",
@@ -165,6 +192,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         "pats = patterns(a.patterns_file)",
         'pats = ["error"]',
+        ("fail.compile_fail.other_diagnostic",),
     ),
     (
         "compile_fail_builds",
@@ -172,6 +200,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         "if p.returncode == 0:",
         "if False:",
+        ("fail.compile_fail.compiles",),
     ),
     (
         "environment_leaks",
@@ -179,6 +208,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         "if k not in SCRUBBED}",
         "if True}",
+        ("pass.golden.environment_scrubbed",),
     ),
     (
         "update_any_value",
@@ -186,6 +216,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         "if value != UPDATE_TOKEN:",
         "if False:",
+        ("fail.golden.update_mode_off_for_yes",),
     ),
     (
         "update_on_empty_ci",
@@ -193,6 +224,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         'if "CI" in os.environ:',
         'if os.environ.get("CI"):',
+        ("fail.golden.update_mode_refused_on_empty_ci",),
     ),
     (
         "update_read_only",
@@ -201,6 +233,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         "not os.path.isdir(folder)\n        or not os.access(folder, os.W_OK)\n"
         "        or not os.stat(folder).st_mode & 0o222\n",
         "not os.path.isdir(folder)\n",
+        ("fail.golden.update_mode_refused_read_only",),
     ),
     (
         "require_ignored",
@@ -208,6 +241,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         "if named:",
         "if False:",
+        ("fail.golden.no_gpu_required",),
     ),
     (
         "require_unknown_accepted",
@@ -215,6 +249,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         "if unknown:",
         "if False:",
+        ("fail.require.typo",),
     ),
     (
         "require_case_blanks",
@@ -222,6 +257,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         "w.strip().lower()",
         "w",
+        ("pass.require.known",),
     ),
     (
         "require_cause_only",
@@ -229,6 +265,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         "judged = {cause} | set(needs)",
         "judged = {cause}",
+        ("fail.sanitizer.no_gpu_sanitizer_required",),
     ),
     (
         "hmm_is_gpu",
@@ -236,6 +273,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         '\\(HMM or ATS\\)"), "no-hmm"),',
         '\\(HMM or ATS\\)"), "gpu"),',
+        ("fail.golden.hmm_required",),
     ),
     (
         "multigpu_is_gpu",
@@ -243,6 +281,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         '     "multigpu"),  # require_gpus_or_skip()',
         '     "gpu"),  # require_gpus_or_skip()',
+        ("fail.golden.multigpu_required",),
     ),
     (
         "cupy_missing_is_gpu",
@@ -250,6 +289,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         'cannot be imported)"), "cupy"),',
         'cannot be imported)"), "gpu"),',
+        ("fail.golden.cupy_missing_required",),
     ),
     (
         "reason_cause_keeps_needs",
@@ -257,6 +297,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         "cause, needs = word, []",
         "cause = word",
+        ("skip.golden.hmm_gpu_required",),
     ),
     (
         "twin_without_python_is_pycuda",
@@ -264,6 +305,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         'skip((library or ["pycuda"])[0], a.requires, a.why)',
         'skip("pycuda", a.requires, a.why)',
+        ("skip.golden.cupy_no_python",),
     ),
     (
         "probe_drops_argument",
@@ -271,6 +313,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         "run([a.program] + a.arg)",
         "run([a.program])",
+        ("skip.probe.multigpu",),
     ),
     (
         "sanitizer_requires_ignored",
@@ -278,6 +321,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         "    needs = a.requires\n",
         '    needs = ["gpu", "sanitizer"]\n',
+        ("fail.sanitizer.multigpu_no_gpu_required",),
     ),
     (
         "probe_requires_ignored",
@@ -285,6 +329,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         'skip("gpu", a.requires, why)\n    if status != "0":',
         'skip("gpu", ["gpu"], why)\n    if status != "0":',
+        ("fail.probe.multigpu_no_gpu_required",),
     ),
     (
         "multigpu_sanitizer_not_required",
@@ -292,6 +337,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         C,
         "REQUIRES ${needs} sanitizer",
         "REQUIRES gpu sanitizer",
+        (),
     ),
     (
         "cupy_no_gpu_blamed_on_cupy",
@@ -299,6 +345,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         P,
         'skip("cudaGetDeviceCount failed (CuPy): %s"',
         'skip("CuPy cannot be imported: %s"',
+        ("fail.golden.cupy_no_gpu_required",),
     ),
     (
         "cupy_error_uncaught",
@@ -306,6 +353,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         P,
         "found += [cuda.runtime.CUDARuntimeError, cuda.driver.CUDADriverError]",
         "found += []",
+        ("pass.golden.cupy_error_exit_2",),
     ),
     (
         "unusable_gpu_skips",
@@ -313,6 +361,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         "if evidence:",
         "if False:",
+        ("fail.golden.no_gpu_but_gpu_present",),
     ),
     (
         "tour_exit0",
@@ -320,6 +369,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         "if failed:",
         "if False:",
+        ("fail.tour.broken_not_broken",),
     ),
     (
         "tour_stops_at_skip",
@@ -327,6 +377,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         'note = "  (skipped: %s)" % reasons[0]',
         "break",
+        ("fail.tour.later_chapter_wrong",),
     ),
     (
         "tour_no_time_limit",
@@ -334,6 +385,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         D,
         "run([program], timeout=timeout)",
         "run([program])",
+        ("fail.tour.hangs",),
     ),
     (
         "skip_not_77",
@@ -341,6 +393,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         T,
         "SKIP_RETURN_CODE 77",
         "SKIP_RETURN_CODE 78",
+        ("skip.golden.no_gpu",),
     ),
     (
         "no_broken_golden",
@@ -352,6 +405,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         "  foreach(prog fixed)\n"
         '    _clinic_fault_lock(lock ${arg_FAULTS} "${exp}/${prog}.out")\n'
         "    clinic_golden_test",
+        (),
     ),
     (
         "variants_not_registered",
@@ -359,6 +413,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         C,
         "  list(APPEND programs ${arg_VARIANTS})\n",
         "",
+        (),
     ),
     (
         "variants_under_every_tool",
@@ -366,6 +421,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         C,
         'elseif(NOT prog STREQUAL "fixed")',
         'elseif(prog STREQUAL "broken")',
+        (),
     ),
     (
         "no_pycuda_twins",
@@ -373,6 +429,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         C,
         "foreach(twin broken.py fixed.py broken_cupy.py fixed_cupy.py)",
         "foreach(twin broken_cupy.py fixed_cupy.py)",
+        (),
     ),
     (
         "no_cupy_twins",
@@ -380,6 +437,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         C,
         "foreach(twin broken.py fixed.py broken_cupy.py fixed_cupy.py)",
         "foreach(twin broken.py fixed.py)",
+        (),
     ),
     (
         "cupy_twins_as_pycuda",
@@ -387,6 +445,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         C,
         "set(lib cupy)",
         "set(lib pycuda)",
+        (),
     ),
     (
         "multigpu_not_required",
@@ -394,6 +453,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         C,
         "set(needs gpu multigpu)",
         "set(needs gpu)",
+        (),
     ),
     (
         "multigpu_sanitizer_unlabelled",
@@ -401,6 +461,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         C,
         "LABELS sanitizer ${tool} ${id} ${multigpu})",
         "LABELS sanitizer ${tool} ${id})",
+        (),
     ),
     (
         "multigpu_flag_ignored",
@@ -408,6 +469,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         C,
         "    set(multigpu multigpu)\n",
         "",
+        (),
     ),
     (
         "only_memcheck",
@@ -415,6 +477,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         C,
         "set(CLINIC_SANITIZER_TOOLS memcheck racecheck initcheck synccheck)",
         "set(CLINIC_SANITIZER_TOOLS memcheck)",
+        (),
     ),
     (
         "broken_sanitizer_ignored",
@@ -422,6 +485,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         C,
         'if(EXISTS "${exp}/${prog}.${tool}")',
         'if(EXISTS "${exp}/${prog}.${tool}" AND prog STREQUAL "fixed")',
+        (),
     ),
     (
         "fixed_expectation_ignored",
@@ -429,6 +493,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         C,
         'if(EXISTS "${exp}/${prog}.${tool}")',
         'if(EXISTS "${exp}/${prog}.${tool}" AND prog STREQUAL "broken")',
+        (),
     ),
     (
         "compile_errors_elsewhere",
@@ -436,6 +501,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         C,
         'PATTERNS_FILE "${exp}/broken.compile-errors"',
         'PATTERNS_FILE "${exp}/broken.out"',
+        (),
     ),
     (
         "one_tool_for_all",
@@ -443,6 +509,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         T,
         '"--tool=${arg_TOOL}"',
         '"--tool=memcheck"',
+        ("fail.sanitizer.racecheck_needs_its_own_summary",),
     ),
     (
         "unknown_arguments_accepted",
@@ -450,6 +517,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         C,
         "if(arg_UNPARSED_ARGUMENTS)",
         "if(FALSE)",
+        (),
     ),
     (
         "lab_data_unchecked",
@@ -459,6 +527,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         '                "%s: the copied data',
         "if False:\n            raise Fail(\n"
         '                "%s: the copied data',
+        (),
     ),
     (
         "lab_pipeline_data_unchecked",
@@ -468,6 +537,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         '                "%s: the pipeline',
         "if False:\n            raise Fail(\n"
         '                "%s: the pipeline',
+        (),
     ),
     (
         "lab_pinned_unchecked",
@@ -475,6 +545,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         L,
         "if not pinned > pageable:",
         "if False:",
+        (),
     ),
     (
         "lab_overlap_unchecked",
@@ -482,6 +553,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         L,
         "if not best * OVERLAP_MARGIN <= medians[1]:",
         "if False:",
+        (),
     ),
     (
         "lab_accepts_semicolon",
@@ -489,6 +561,7 @@ MUTANTS = [  # (id, what, file, original text, planted text)
         L,
         "if re.search(r'[;\"]', text):",
         "if False:",
+        (),
     ),
 ]
 PART = {D: "drivers", T: "drivers", C: "registration", L: "lab", P: "drivers"}
@@ -502,12 +575,55 @@ COPY = (
 )
 
 
+def selftest(a, tree, part, work, tests=()):
+    """Runs the planted tree's self-test <part> (only the fake <tests>, when
+    given) in <work>."""
+    command = [
+        sys.executable,
+        os.path.join(tree, "tests", "selftest", "selftest.py"),
+        "--work",
+        work,
+        "--part",
+        part,
+        "--generator",
+        a.generator,
+        "--cuda-compiler",
+        a.cuda_compiler,
+        "--compilers-from",
+        a.compilers_from,
+    ]
+    if tests:
+        command += ["--tests"] + list(tests)
+    return subprocess.run(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+
+
+def caught(r):
+    """True when the self-test run <r> judged the harness wrong: exit status
+    1 with its verdict, not a crash."""
+    return r.returncode == 1 and "does not judge as it should" in r.stdout
+
+
+def reasons(r):
+    """The first lines of what the self-test run <r> found wrong."""
+    return [
+        line
+        for line in r.stdout.splitlines()
+        if line.startswith("  ")
+        and "CTest says" in line
+        or line.startswith("  ")
+        and not line.startswith("   ")
+    ][:8]
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--work")
     p.add_argument("--only")
     p.add_argument("--generator", default="")
     p.add_argument("--cuda-compiler", default="")
+    p.add_argument("--compilers-from", default="")
     p.add_argument("--list", action="store_true", help="print the mutant ids")
     a = p.parse_args()
     if a.list:
@@ -517,7 +633,7 @@ def main():
     if not found:
         print("no mutant '%s' in %s" % (a.only, __file__))
         return 1
-    _, what, path, original, planted = found[0]
+    _, what, path, original, planted, tests = found[0]
     tree = os.path.join(os.path.abspath(a.work), "tree")
     shutil.rmtree(a.work, ignore_errors=True)
     for part in COPY:
@@ -537,38 +653,28 @@ def main():
         return 1
     with open(os.path.join(tree, path), "w") as f:
         f.write(code.replace(original, planted))
-    r = subprocess.run(
-        [
-            sys.executable,
-            os.path.join(tree, "tests", "selftest", "selftest.py"),
-            "--work",
-            os.path.join(a.work, "selftest"),
-            "--part",
-            PART[path],
-            "--generator",
-            a.generator,
-            "--cuda-compiler",
-            a.cuda_compiler,
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    if r.returncode == 0:
+    part = PART[path]
+    work = os.path.join(a.work, "selftest")
+    r = selftest(a, tree, part, work, tests)
+    if tests and not caught(r):
+        whole = selftest(a, tree, part, work + "-whole")
+        if caught(whole):
+            print(
+                "the self-test catches the mutant '%s' in %s, but not with "
+                "the fake tests named for it in %s (%s):\n%s\n"
+                "the whole part catches it with:\n%s"
+                % (what, path, __file__, ", ".join(tests), r.stdout,
+                   "\n".join(reasons(whole)))
+            )
+            return 1
+        r = whole
+    if not caught(r):
         print(
             "the self-test passes with the mutant '%s' in %s:\n%s"
             % (what, path, r.stdout)
         )
         return 1
-    caught = [
-        line
-        for line in r.stdout.splitlines()
-        if line.startswith("  ")
-        and "CTest says" in line
-        or line.startswith("  ")
-        and not line.startswith("   ")
-    ][:8]
-    print("killed: %s\n%s" % (what, "\n".join(caught)))
+    print("killed: %s\n%s" % (what, "\n".join(reasons(r))))
     return 0
 
 
