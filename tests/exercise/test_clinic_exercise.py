@@ -396,13 +396,14 @@ class CommandsToRunNext(unittest.TestCase):
         with tempfile.TemporaryDirectory() as folder:
             self.assertEqual(
                 self.in_folder(folder, "check", "08"),
-                f"{TOOL} check 08",
+                f"{shlex.quote(str(TOOL))} check 08",
             )
             (Path(folder) / "my exercises").mkdir()
             self.assertEqual(
                 self.in_folder(folder, "check", "08",
                                exercises=Path(folder) / "my exercises"),
-                f"{TOOL} --exercises 'my exercises' check 08",
+                f"{shlex.quote(str(TOOL))} --exercises 'my exercises' "
+                "check 08",
             )
 
     def test_start_outside_the_repository(self):
@@ -418,7 +419,7 @@ class CommandsToRunNext(unittest.TestCase):
             self.assertEqual(started.returncode, 0, started.stderr)
             then = re.search(r"then run: (.+)", started.stdout).group(1)
             self.assertEqual(
-                then, f"{TOOL} --exercises mine check 01"
+                then, f"{shlex.quote(str(TOOL))} --exercises mine check 01"
             )
             false = "/bin/false" if os.path.exists("/bin/false") else (
                 "/usr/bin/false")
