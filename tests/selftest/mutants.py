@@ -12,7 +12,7 @@ catch it, the whole part runs, and the mutant's test fails either way:
 survived, or caught only by other fake tests, which it then lists.
 
     mutants.py --work <scratch dir> --only <id> [--generator <gen>]
-               [--cuda-compiler <nvcc>] [--compilers-from <dir>]
+               [--cuda-compiler <nvcc>] [--seed <build folder>]
 """
 
 import argparse
@@ -589,8 +589,8 @@ def selftest(a, tree, part, work, tests=()):
         a.generator,
         "--cuda-compiler",
         a.cuda_compiler,
-        "--compilers-from",
-        a.compilers_from,
+        "--seed",
+        a.seed,
     ]
     if tests:
         command += ["--tests"] + list(tests)
@@ -623,7 +623,7 @@ def main():
     p.add_argument("--only")
     p.add_argument("--generator", default="")
     p.add_argument("--cuda-compiler", default="")
-    p.add_argument("--compilers-from", default="")
+    p.add_argument("--seed", default="")
     p.add_argument("--list", action="store_true", help="print the mutant ids")
     a = p.parse_args()
     if a.list:

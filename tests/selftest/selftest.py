@@ -56,36 +56,64 @@ def sh(command, **kw):
     )
 
 
-def configure(src, work, args, extra=()):
+def configure(src, work, args, seed_from):
+    """Configures <src> in the fresh folder <work>, with what CMake found
+    out in the build folder <seed_from> (see seed())."""
     gen = ["-G", args.generator] if args.generator else []
     # This interpreter, so that FindPython need not ask a launcher (pyenv's
-    # shim, a shell script, nine times a configure) which one it starts.
+    # shim, a shell script) which one it starts.
     python = ["-DPython3_EXECUTABLE=" + sys.executable]
     return sh(
         ["cmake", "-S", src, "-B", work] + gen + python + args.extra
-        + list(extra)
+        + seed(work, seed_from)
     )
 
 
-def seed(build, compilers):
-    """The configure options that let a fresh build folder <build> reuse
-    CMake's detection of the C and CUDA compilers (nvcc's costs about 10 s
-    of CPU) from <compilers>, the CMakeFiles/<CMake version> folder of a
-    build of the same compilers: its CMake*.cmake files are copied into
-    <build>, where CMake trusts them once the cache says that it made that
-    folder itself. [] (detect them) when <compilers> holds no such files."""
-    files = compilers and glob.glob(os.path.join(compilers, "CMake*.cmake"))
-    if not files:
+def seed(build, source):
+    """The configure options that let the fresh build folder <build> reuse
+    what CMake found out in <source>, a build folder of the same tools (this
+    project's build, or the first fake tree's), instead of asking the tools
+    again: the C and CUDA compilers (detecting nvcc costs about 10 s of CPU)
+    and this Python's properties (FindPython runs it 7 times for them, about
+    1 s of CPU). [] when <source> is ""."""
+    if not source:
         return []
-    into = os.path.join(build, "CMakeFiles", os.path.basename(compilers))
-    os.makedirs(into)
-    for f in files:
-        shutil.copy(f, into)
-    return ["-DCMAKE_PLATFORM_INFO_INITIALIZED=1"]
+    options = []
+    # CMakeFiles/<CMake version>/CMake*.cmake, which CMake trusts once the
+    # cache says that it made that folder itself.
+    for system in glob.glob(
+        os.path.join(source, "CMakeFiles", "*", "CMakeSystem.cmake")
+    ):
+        found = os.path.dirname(system)
+        into = os.path.join(build, "CMakeFiles", os.path.basename(found))
+        os.makedirs(into)
+        for f in glob.glob(os.path.join(found, "CMake*.cmake")):
+            shutil.copy(f, into)
+        options = ["-DCMAKE_PLATFORM_INFO_INITIALIZED=1"]
+    # What FindPython keeps in the cache about the interpreter it found.
+    cache = {}
+    if os.path.isfile(os.path.join(source, "CMakeCache.txt")):
+        with open(os.path.join(source, "CMakeCache.txt")) as f:
+            for line in f:
+                m = re.match(r"(_Python3_[A-Z_]+):INTERNAL=(.*)$", line)
+                if m:
+                    cache[m.group(1)] = m.group(2)
+    if (
+        cache.get("_Python3_EXECUTABLE") == sys.executable
+        and "_Python3_INTERPRETER_PROPERTIES" in cache
+    ):
+        options += [
+            "-D%s:INTERNAL=%s" % (name, cache[name])
+            for name in ("_Python3_EXECUTABLE",
+                         "_Python3_INTERPRETER_PROPERTIES")
+        ]
+    return options
 
 
 def part_drivers(args, wrong):
-    p = configure(os.path.join(ROOT, "tests", "selftest"), args.work, args)
+    p = configure(
+        os.path.join(ROOT, "tests", "selftest"), args.work, args, args.seed
+    )
     if p.returncode:
         return wrong.append(
             "could not configure the self-test project:\n" + p.stdout
@@ -270,7 +298,7 @@ def part_registration(args, wrong):
     src = os.path.join(args.work, "src")
     fake_tree(src, FAKE_CHAPTERS)
     build = os.path.join(args.work, "build")
-    p = configure(src, build, args, seed(build, args.compilers_from))
+    p = configure(src, build, args, args.seed)
     if p.returncode:
         return wrong.append(
             "could not configure the fake chapters:\n" + p.stdout
@@ -386,11 +414,7 @@ def part_registration(args, wrong):
         return
     bad = os.path.join(args.work, "bad")
     fake_tree(bad, {"01-misspelt": ("BROKEN_SANITISER memcheck x", {})})
-    bad_build = os.path.join(args.work, "bad-build")
-    detected = glob.glob(
-        os.path.join(build, "CMakeFiles", "*", "CMakeCUDACompiler.cmake"))
-    p = configure(bad, bad_build, args, seed(
-        bad_build, os.path.dirname(detected[0]) if detected else ""))
+    p = configure(bad, os.path.join(args.work, "bad-build"), args, build)
     if p.returncode == 0 or "unknown arguments" not in p.stdout:
         wrong.append(
             "clinic_chapter(BROKEN_SANITISER ...) did not stop the configure:\n"
@@ -501,9 +525,9 @@ def main():
     p.add_argument("--generator", default="")
     p.add_argument("--cuda-compiler", default="")
     p.add_argument(
-        "--compilers-from", default="", metavar="DIR",
-        help="CMakeFiles/<CMake version> of a build of the same compilers, "
-        "whose detection the fake chapters reuse (see seed())")
+        "--seed", default="", metavar="BUILD",
+        help="a build folder of this project: the fake projects reuse what "
+        "CMake found out about the compilers and Python there (see seed())")
     p.add_argument(
         "--tests", nargs="+", metavar="NAME",
         help="--part drivers: only these fake tests, judged by their verdicts")
