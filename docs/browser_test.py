@@ -560,9 +560,11 @@ def check_navtree_follows(driver, path, num):
 RESULTS_JS = NEED_ATOMS + r"""
 var limit = arguments[0] * 1000, done = arguments[arguments.length - 1];
 var end = performance.now() + limit;
-function shown() {
+function shown() {  // the list shown answers what the box holds
   var p = document.getElementById('clinic-search-results');
-  return p && !p.hidden && p.children.length > 0;
+  var f = document.getElementById('MSearchField');
+  return p && !p.hidden && p.children.length > 0 && f &&
+         p.getAttribute('data-query') === f.value;
 }
 (function look() {
   var f = document.getElementById('MSearchField'), ok = shown();
@@ -606,16 +608,20 @@ def click_search_box(driver):
     return field
 
 
-def search(driver, query, fresh=False):
+def search(driver, query, fresh=False, paste=False):
     """Clicks the search box and types the query, as a person does; returns the
     hrefs of the results shown. fresh: the box has not been used on this page.
+    paste: the query arrives in one piece, as an error message pasted into the
+    box does (Chromium inserts the text as one input, as a paste does).
     """
     field = click_search_box(driver)
-    if fresh:
+    if not fresh:  # clear what the last query left, as a person would: select
+        # all (Ctrl+A, then the Ctrl key let go: Keys.NULL), Delete
+        field.send_keys(Keys.CONTROL, "a", Keys.NULL, Keys.DELETE)
+    if paste:
+        driver.execute_cdp_cmd("Input.insertText", {"text": query})
+    else:
         field.send_keys(query)
-    else:  # clear what the last query left, as a person would: select all
-        # (Ctrl+A, then the Ctrl key let go: Keys.NULL), Delete, type
-        field.send_keys(Keys.CONTROL, "a", Keys.NULL, Keys.DELETE, query)
     if not ATOMS:
         return search_by_element(driver, field, query)
     out = with_atoms(driver, RESULTS_JS, 10, run_async=True)
@@ -637,7 +643,9 @@ def search_by_element(driver, field, query):
         wait(driver, 10).until(
             lambda d: d.execute_script(
                 "var p = document.getElementById('clinic-search-results');"
-                "return p && !p.hidden && p.children.length > 0;"
+                "var f = document.getElementById('MSearchField');"
+                "return p && !p.hidden && p.children.length > 0 && f &&"
+                " p.getAttribute('data-query') === f.value;"
             )
         )
     except TimeoutException:
@@ -871,7 +879,8 @@ def check_search(driver, base):
         if not row["chapters"]:
             continue
         for term in terms:
-            hits = search(driver, term)
+            # Symptom terms are error names and messages: a person pastes them.
+            hits = search(driver, term, paste=True)
             found = {
                 m.group(1)
                 for h in hits

@@ -361,6 +361,7 @@
                 '<span class="clinic-hit-text">' + snippet(e.x, terms) + '</span></a>';
       });
       panel.innerHTML = html;
+      panel.setAttribute('data-query', q); // which query the list answers
       selected = -1;
       place();
       panel.hidden = false;
@@ -405,15 +406,31 @@
     if (isField(ev)) ev.stopPropagation();
   }, true);
 
+  // Searching every section on each keystroke makes fast typing lag, so the
+  // search waits until typing pauses; a key that acts on the results (Enter,
+  // the arrows, Escape) runs any search still waiting first.
+  var pending = null;
+  function showSoon(q) {
+    clearTimeout(pending);
+    pending = setTimeout(function () { pending = null; show(q); }, 80);
+  }
+  function flush() {
+    if (pending === null) return;
+    clearTimeout(pending);
+    pending = null;
+    if (field()) show(field().value);
+  }
+
   window.addEventListener('input', function (ev) {
     if (!isField(ev)) return;
     ev.stopPropagation();
-    show(ev.target.value);
+    showSoon(ev.target.value);
   }, true);
 
   window.addEventListener('keydown', function (ev) {
     if (!isField(ev)) return;
     ev.stopPropagation();
+    flush();
     if (ev.key === 'ArrowDown') { select(selected + 1); ev.preventDefault(); }
     else if (ev.key === 'ArrowUp') { select(selected - 1); ev.preventDefault(); }
     else if (ev.key === 'Escape') { hide(); }
