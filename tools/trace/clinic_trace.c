@@ -16,6 +16,8 @@
 #include <cupti.h> /* also the generated_*_meta.h parameter structs */
 
 #include <dlfcn.h>
+#include <execinfo.h>
+#include <libgen.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -61,6 +63,10 @@ static const char *g_rt_names[RT(SIZE)];
 static const char *g_drv_names[DRV(SIZE)];
 
 static __thread int t_depth;          /* API calls open in this thread */
+/* The driver was initialised inside a runtime call that the library did not
+ * see begin: the driver calls the runtime makes until that call ends are its
+ * own, not the program's, and their records get "init":true. */
+static __thread int t_init_pending;
 static __thread CUfunction t_func;    /* the driver launch inside a runtime launch */
 
 /* Driver entry points, looked up once: the library calls the driver only
@@ -174,6 +180,7 @@ static void write_start(const char *cupti)
     jw_str(&w, "exe", exe);
     argv_array(&w);
     jw_str(&w, "cupti", cupti);
+    jw_bool(&w, "init_in_runtime", t_init_pending);
     jw_int(&w, "format", 1);
     emit(buf, &w, 0, 0);
 }
@@ -1315,6 +1322,8 @@ static void record_call(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUp
     }
     if (nested)
         jw_int(&w, "nested", nested);
+    if (t_init_pending && !rt)
+        jw_bool(&w, "init", 1);
     if (set_device)
         jw_str(&w, "op", "set_device");
     else if (rt)
@@ -1336,8 +1345,11 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain dom, CUpti
         int outer = t_depth == 0;
         t_depth++;
         *cb->correlationData = outer ? MARK_OUTER : MARK_INNER;
-        if (outer)
+        if (outer) {
             t_func = NULL;
+            if (dom == CUPTI_CB_DOMAIN_RUNTIME_API)
+                t_init_pending = 0; /* the runtime call around cuInit is over */
+        }
         else if (dom == CUPTI_CB_DOMAIN_DRIVER_API && is_driver_launch(id) && cb->functionParams) {
             /* The runtime launching through the driver: its CUfunction tells
              * the parameters' layout. cuLaunchKernel, its _ptsz form and the
@@ -1350,14 +1362,55 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain dom, CUpti
         return;
     }
     uint64_t mark = *cb->correlationData;
-    if (t_depth == 0 || (mark != MARK_OUTER && mark != MARK_INNER))
-        return; /* its entry came before the subscription */
+    if (t_depth == 0 || (mark != MARK_OUTER && mark != MARK_INNER)) {
+        /* Its entry came before the subscription. */
+        if (dom == CUPTI_CB_DOMAIN_RUNTIME_API)
+            t_init_pending = 0;
+        return;
+    }
     if (atomic_load(&g_on) && (mark == MARK_OUTER || g_nested))
         record_call(dom, id, cb, mark == MARK_OUTER ? 0 : t_depth);
     t_depth--;
 }
 
 /* ---- entry point ---------------------------------------------------------- */
+
+/* Whether cuInit, which is calling us, was called by a CUDA runtime (the
+ * program's own static one, or a libcudart): the caller of the first frame
+ * past the driver's. A program calling the driver itself (PyCUDA, Numba)
+ * shows its own module there, unless it is a C program using the driver API
+ * directly, which this takes for a static runtime. */
+static int runtime_is_initialising(void)
+{
+    void *frames[48];
+    int n = backtrace(frames, 48);
+    Dl_info self, info;
+    int in_driver = 0;
+    char exe[4096];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[k > 0 ? k : 0] = 0;
+    if (!dladdr((void *)runtime_is_initialising, &self))
+        return 0;
+    for (int i = 0; i < n; i++) {
+        if (!dladdr(frames[i], &info) || !info.dli_fname || info.dli_fbase == self.dli_fbase)
+            continue;
+        char name[4096];
+        snprintf(name, sizeof name, "%s", info.dli_fname);
+        const char *base = basename(name);
+        if (strncmp(base, "libcuda.so", 10) == 0) {
+            in_driver = 1;
+            continue;
+        }
+        if (!in_driver)
+            continue;
+        /* The main program's name is as it was started, or empty. */
+        char exe_copy[4096];
+        snprintf(exe_copy, sizeof exe_copy, "%s", exe);
+        return strncmp(base, "libcudart", 9) == 0 || !info.dli_fname[0] ||
+               strcmp(base, basename(exe_copy)) == 0;
+    }
+    return 0;
+}
 
 /** Called by the CUDA driver (CUDA_INJECTION64_PATH) during cuInit. Returns 1
  *  always: a trace that cannot start must not stop the program. */
@@ -1393,6 +1446,7 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
         g_fd = -1;
         return 1;
     }
+    t_init_pending = runtime_is_initialising();
     write_start("ok");
     atomic_store(&g_on, 1);
     pthread_atfork(NULL, NULL, after_fork);
