@@ -142,6 +142,8 @@ def main():
     )
     a = ap.parse_args()
     lib = os.path.abspath(a.lib)
+    if not os.path.exists(lib):  # CUDA ignores a missing injection library
+        sys.exit("record_traces.py: %s does not exist" % lib)
     items = chapter_programs(os.path.abspath(a.build), set(a.skip.split(",")))
     os.makedirs(a.out, exist_ok=True)
     results = []
