@@ -15,6 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Taking malloc's address here makes, in the build that is not
+ * position-independent (trace.unit.nopie), the program's own PLT entry the
+ * address the dynamic linker gives for "malloc", as in a Python interpreter
+ * built that way: the look-up must still recognise glibc's malloc. */
+void *(*volatile malloc_address)(size_t);
+
 static int failures;
 static const char *python;
 
@@ -165,6 +171,7 @@ static void test_heap_chunks(void)
 int main(int argc, char **argv)
 {
     python = argc > 1 ? argv[1] : NULL;
+    malloc_address = malloc; /* in code, not data: see malloc_address */
     test_writer();
     test_table();
     test_heap_chunks();

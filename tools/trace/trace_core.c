@@ -385,27 +385,6 @@ static enum map_kind find_mapping(uintptr_t addr, uintptr_t *start, uintptr_t *e
     return found;
 }
 
-/* glibc's malloc_usable_size, found in libc itself, when the process's malloc
- * is glibc's (not jemalloc, tcmalloc or a debugging allocator); else NULL. */
-static size_t (*glibc_usable_size(void))(void *)
-{
-    static int done;
-    static size_t (*fn)(void *);
-    if (!done) {
-        void *libc = dlopen("libc.so.6", RTLD_NOLOAD | RTLD_LAZY);
-        if (libc) {
-            void *ours = dlsym(libc, "malloc");
-            void *used = dlsym(RTLD_DEFAULT, "malloc");
-            void *mus = dlsym(libc, "malloc_usable_size");
-            if (ours && ours == used && mus == dlsym(RTLD_DEFAULT, "malloc_usable_size"))
-                *(void **)&fn = mus;
-            dlclose(libc);
-        }
-        done = 1;
-    }
-    return fn;
-}
-
 static size_t word_at(uintptr_t a)
 {
     size_t v;
@@ -413,13 +392,13 @@ static size_t word_at(uintptr_t a)
     return v;
 }
 
-long long heap_chunk_usable(const void *p)
+/* The size glibc's headers give the chunk at p, or -1 if p does not start
+ * one (the checks of heap_chunk_usable, without calling into malloc). */
+static long long chunk_size_at(uintptr_t mem)
 {
-    size_t (*usable)(void *) = glibc_usable_size();
-    uintptr_t mem = (uintptr_t)p;
     uintptr_t start, end;
     long page = sysconf(_SC_PAGESIZE);
-    if (!usable || mem < CHUNK_HDR || mem % (2 * sizeof(size_t)) != 0 || page <= 0)
+    if (mem < CHUNK_HDR || mem % (2 * sizeof(size_t)) != 0 || page <= 0)
         return -1;
     uintptr_t chunk = mem - CHUNK_HDR;
     enum map_kind kind = find_mapping(chunk, &start, &end);
@@ -438,7 +417,7 @@ long long heap_chunk_usable(const void *p)
                 uintptr_t next = c + csz;
                 if (next + CHUNK_HDR > end || !(word_at(next + sizeof(size_t)) & PREV_INUSE))
                     return -1; /* free, or the top chunk */
-                return (long long)usable((void *)mem);
+                return (long long)(csz - sizeof(size_t));
             }
             if (c > chunk)
                 return -1;
@@ -458,7 +437,40 @@ long long heap_chunk_usable(const void *p)
             return -1;
         if (csz < (size_t)page || csz > end - chunk)
             return -1;
-        return (long long)usable((void *)mem);
+        return (long long)(csz - CHUNK_HDR);
     }
     return -1;
+}
+
+/* glibc's malloc_usable_size, taken from libc itself, when the process's
+ * malloc is glibc's; else NULL. Comparing symbol addresses cannot tell (a
+ * program that is not position-independent makes its own PLT entry the
+ * address of malloc), so a block from the process's malloc, too large for
+ * anything but an mmap-ed chunk, must carry glibc's header. jemalloc,
+ * tcmalloc and the like fail that and turn the look-up off. */
+static size_t (*glibc_usable_size(void))(void *)
+{
+    static int done;
+    static size_t (*fn)(void *);
+    if (!done) {
+        void *libc = dlopen("libc.so.6", RTLD_NOLOAD | RTLD_LAZY);
+        void *mus = libc ? dlsym(libc, "malloc_usable_size") : NULL;
+        size_t probe_size = (size_t)64 << 20; /* above glibc's largest mmap threshold */
+        void *probe = mus ? malloc(probe_size) : NULL;
+        if (probe && chunk_size_at((uintptr_t)probe) >= (long long)probe_size)
+            *(void **)&fn = mus;
+        free(probe);
+        if (libc)
+            dlclose(libc);
+        done = 1;
+    }
+    return fn;
+}
+
+long long heap_chunk_usable(const void *p)
+{
+    size_t (*usable)(void *) = glibc_usable_size();
+    if (!usable || chunk_size_at((uintptr_t)p) < 0)
+        return -1;
+    return (long long)usable((void *)p);
 }
