@@ -1330,8 +1330,9 @@ static void record_call(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUp
         runtime_op(&w, id, cb, result == 0, dev);
     else
         driver_op(&w, id, cb, result == 0, dev);
+    /* "Not ready" answers a query; it is no failure. */
     if (!over)
-        emit(buf, &w, 1, result != 0);
+        emit(buf, &w, 1, result != 0 && result != (rt ? (int)cudaErrorNotReady : (int)CUDA_ERROR_NOT_READY));
 }
 
 static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain dom, CUpti_CallbackId id,

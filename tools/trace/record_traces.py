@@ -14,6 +14,14 @@ Writes OUT/chNN/<program>.jsonl (the main process's trace; other processes'
 files, if any, as <program>.<pid>.jsonl) and OUT/summary.json.
 
     record_traces.py --build BUILD --lib libclinic_trace.so --out DIR
+
+With --store REPO_DIR it then copies them, trimmed, where the doctor's tests
+read them (tests/doctor/traces); with --from DIR it only does that, for
+traces recorded earlier (on the GPU host). Trimming drops the repeats of a
+call that follow three identical ones (same api, no op, same result, same
+thread: the runtime's device queries, PyCUDA's error-string probing), then,
+past --cap records, the middle of the file; the end record says how many
+records it lost ("trimmed"), and the numbers "n" of the rest are unchanged.
 """
 
 import argparse
@@ -131,16 +139,61 @@ def one_program(item, lib, out_dir):
     }
 
 
+def trim(lines, cap):
+    """Without repeats, and at most cap lines; see the module docstring."""
+    recs = [json.loads(line) for line in lines]
+    kept, run_key, run = [], None, 0
+    for line, r in zip(lines, recs):
+        key = None
+        if r.get("ev") == "call" and "op" not in r:
+            key = (r.get("api"), r.get("result"), r.get("tid"))
+        run = run + 1 if key is not None and key == run_key else 1
+        run_key = key
+        if key is None or run <= 3:
+            kept.append(line)
+    if len(kept) > cap:  # keep the start (with the start record) and the end
+        head = cap // 2
+        kept = kept[:head] + kept[len(kept) - (cap - head):]
+    lost = len(lines) - len(kept)
+    end = json.loads(kept[-1])
+    if lost and end.get("ev") == "end":
+        end["trimmed"] = lost
+        kept[-1] = json.dumps(end, separators=(",", ":")) + "\n"
+    return kept
+
+
+def store(src, dest, cap):
+    """Copies src/chNN/*.jsonl (and summary.json) to dest, trimmed."""
+    for path in sorted(glob.glob(os.path.join(src, "*", "*.jsonl"))):
+        with open(path) as f:
+            lines = f.readlines()
+        rel = os.path.relpath(path, src)
+        os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)
+        with open(os.path.join(dest, rel), "w") as f:
+            f.writelines(trim(lines, cap))
+    summary = os.path.join(src, "summary.json")
+    if os.path.exists(summary):
+        shutil.copyfile(summary, os.path.join(dest, "summary.json"))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--build", required=True)
-    ap.add_argument("--lib", required=True)
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--build")
+    ap.add_argument("--lib")
+    ap.add_argument("--out")
+    ap.add_argument("--store", help="copy the traces, trimmed, here")
+    ap.add_argument("--from", dest="src", help="store traces from here only")
+    ap.add_argument("--cap", type=int, default=2000)
     ap.add_argument("--jobs", type=int, default=6)
     ap.add_argument(
         "--skip", default="32,33", help="chapters to leave out (2 GPUs)"
     )
     a = ap.parse_args()
+    if a.src:
+        store(a.src, a.store, a.cap)
+        return 0
+    if not (a.build and a.lib and a.out):
+        ap.error("--build, --lib and --out are needed to record")
     lib = os.path.abspath(a.lib)
     if not os.path.exists(lib):  # CUDA ignores a missing injection library
         sys.exit("record_traces.py: %s does not exist" % lib)
@@ -161,6 +214,8 @@ def main():
     results.sort(key=lambda r: (r["chapter"], r["program"]))
     with open(os.path.join(a.out, "summary.json"), "w") as f:
         json.dump(results, f, indent=1)
+    if a.store:
+        store(a.out, a.store, a.cap)
     bad = [r for r in results if not r["identical"]]
     print(
         "%d programs, %d with output changed by the trace"
