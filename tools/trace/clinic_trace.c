@@ -88,7 +88,6 @@ static void lookup_driver(void)
         *(void **)&p_cuKernelGetParamInfo = dlsym(h, "cuKernelGetParamInfo");
         *(void **)&p_cuGetErrorName = dlsym(h, "cuGetErrorName");
     }
-    *(void **)&p_demangle = dlsym(RTLD_DEFAULT, "__cxa_demangle");
 }
 
 /* The shared runtime's cudaFuncGetParamInfo, when the program uses one (a
@@ -428,11 +427,30 @@ static void op_copy2d_drv(jw_t *w, const CUDA_MEMCPY2D *c, int async, const void
               stream, pt);
 }
 
+/* The C++ runtime's demangler, if the process has loaded one (a Python
+ * extension loads it privately, where RTLD_DEFAULT does not look; a C
+ * program may have none: its kernels keep their mangled names). */
+static void find_demangler(void)
+{
+    static int tries;
+    if (p_demangle || tries > 64)
+        return;
+    tries++;
+    *(void **)&p_demangle = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    if (!p_demangle) {
+        void *h = dlopen("libstdc++.so.6", RTLD_NOLOAD | RTLD_LAZY);
+        if (h)
+            *(void **)&p_demangle = dlsym(h, "__cxa_demangle");
+    }
+}
+
 static void kernel_name(jw_t *w, const char *name)
 {
     if (!name)
         return;
     jw_str(w, "kernel", name);
+    if (name[0] == '_' && name[1] == 'Z')
+        find_demangler();
     if (p_demangle && name[0] == '_' && name[1] == 'Z') {
         int status = -1;
         char *d = p_demangle(name, NULL, NULL, &status);
