@@ -63,9 +63,11 @@ static const char *g_rt_names[RT(SIZE)];
 static const char *g_drv_names[DRV(SIZE)];
 
 static __thread int t_depth;          /* API calls open in this thread */
-/* The driver was initialised inside a runtime call that the library did not
- * see begin: the driver calls the runtime makes until that call ends are its
- * own, not the program's, and their records get "init":true. */
+/* A CUDA runtime started the driver (InitializeInjection ran inside its
+ * cuInit): the driver calls this thread makes until the runtime's first API
+ * call begins (or one that began unseen ends) are the runtime's own start-up,
+ * not the program's, and their records get "init":true. On CUDA 13 these are
+ * about 117 device queries made before the first runtime call's callback. */
 static __thread int t_init_pending;
 static __thread CUfunction t_func;    /* the driver launch inside a runtime launch */
 
