@@ -38,6 +38,8 @@
 #define RECORD_BYTES 16384
 #define MAX_PARAMS 64
 #define MAX_PARAM_BYTES 256
+#define SCAN_BYTES 4096       /* of a host-to-device copy's data, searched for host addresses */
+#define MAX_HOST_POINTERS 8
 /* *correlationData marks, so that an exit whose entry was not seen (the call
  * during which CUPTI subscribed) is ignored. */
 #define MARK_OUTER 0x636c696e69630001ULL
@@ -70,6 +72,7 @@ static __thread int t_depth;          /* API calls open in this thread */
  * about 117 device queries made before the first runtime call's callback. */
 static __thread int t_init_pending;
 static __thread CUfunction t_func;    /* the driver launch inside a runtime launch */
+static __thread int t_call_ok;         /* the call being recorded succeeded */
 
 /* Driver entry points, looked up once: the library calls the driver only
  * from inside a callback, where its own calls are inner calls (not logged). */
@@ -398,6 +401,36 @@ static void op_copy(jw_t *w, uintptr_t dst, int has_dst, uintptr_t src, int has_
             jw_str(w, "host_chunk_of", side);
         }
     }
+    /* Host data going to the device: does it hold host addresses (a struct
+     * with a pointer to host memory, copied shallowly)? The first bytes are
+     * read only when the copy succeeded and the memory map says they are
+     * readable. */
+    int host_src = sm == MEM_PAGEABLE || sm == MEM_PINNED || sm == MEM_REGISTERED;
+    int device_dst = dm == MEM_DEVICE || dm == MEM_PITCHED || dm == MEM_ASYNC || dm == MEM_MANAGED;
+    if (t_call_ok && has_src && host_src && device_dst && bytes >= 8) {
+        maps_t maps = {0};
+        size_t len = bytes < SCAN_BYTES ? bytes : SCAN_BYTES;
+        if (maps_read(&maps) == 0 && maps_readable(&maps, src, len)) {
+            size_t offs[MAX_HOST_POINTERS];
+            uintptr_t vals[MAX_HOST_POINTERS];
+            size_t hits = scan_host_pointers(&maps, (const unsigned char *)src, len, offs, vals,
+                                             MAX_HOST_POINTERS);
+            jw_uint(w, "scanned_bytes", len);
+            jw_uint(w, "host_pointer_words", hits);
+            if (hits) {
+                jw_open(w, "host_pointers", '[');
+                for (size_t i = 0; i < hits && i < MAX_HOST_POINTERS; i++) {
+                    jw_open(w, NULL, '{');
+                    jw_uint(w, "offset", offs[i]);
+                    jw_ptr(w, "value", vals[i]);
+                    jw_str(w, "where", host_where_name(maps_where(&maps, vals[i])));
+                    jw_close(w);
+                }
+                jw_close(w);
+            }
+        }
+        maps_free(&maps);
+    }
 }
 
 static void op_copy2d(jw_t *w, uintptr_t dst, size_t dpitch, uintptr_t src, size_t spitch,
@@ -462,6 +495,35 @@ static void kernel_name(jw_t *w, const char *name)
     }
 }
 
+/* What an 8-byte kernel argument points to, if it is an address the library
+ * knows: an allocation of its table ("points_to": its class, or "freed"), or
+ * writable host memory ("host", and "host_where": heap, stack, anon, data).
+ * Other values (integers, addresses of memory made elsewhere) get nothing.
+ * The memory map is read once per launch, when first needed. */
+static void points_to(jw_t *w, const unsigned char *bytes, maps_t *maps, int *maps_state)
+{
+    uintptr_t v;
+    alloc_t owner;
+    memcpy(&v, bytes, sizeof v);
+    if (v < 0x10000)
+        return;
+    pthread_mutex_lock(&g_table_lock);
+    const alloc_t *a = table_find(&g_table, v);
+    if (a)
+        owner = *a;
+    pthread_mutex_unlock(&g_table_lock);
+    if (a) {
+        jw_str(w, "points_to", owner.freed ? "freed" : mem_pointer_name(owner.mem));
+        return;
+    }
+    if (*maps_state == 0)
+        *maps_state = maps_read(maps) == 0 ? 1 : -1;
+    if (*maps_state == 1 && maps_where(maps, v) != HOST_NONE) {
+        jw_str(w, "points_to", "host");
+        jw_str(w, "host_where", host_where_name(maps_where(maps, v)));
+    }
+}
+
 /* The parameters' layout from the driver (f) or the shared runtime (rtfunc);
  * values from args (pointers to each value) or from the packed buffer of a
  * driver launch's extra[]. */
@@ -504,6 +566,8 @@ static void launch_params(jw_t *w, CUfunction f, const void *rtfunc, void **args
         jw_str(w, "params_error", "no layout");
         return;
     }
+    maps_t maps = {0};
+    int maps_state = 0; /* read when a value first needs it */
     jw_open(w, "params", '[');
     for (size_t i = 0; first && i < MAX_PARAMS; i++) {
         if (i > 0) {
@@ -529,10 +593,13 @@ static void launch_params(jw_t *w, CUfunction f, const void *rtfunc, void **args
             jw_hexle(w, "value", bytes, size);
             if (size > MAX_PARAM_BYTES)
                 jw_bool(w, "value_cut", 1);
+            if (size == 8)
+                points_to(w, bytes, &maps, &maps_state);
         }
         jw_close(w);
     }
     jw_close(w);
+    maps_free(&maps);
 }
 
 static void op_launch(jw_t *w, const char *name, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
@@ -1344,6 +1411,7 @@ static void record_call(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUp
         jw_int(&w, "nested", nested);
     if (t_init_pending && !rt)
         jw_bool(&w, "init", 1);
+    t_call_ok = result == 0;
     if (set_device)
         jw_str(&w, "op", "set_device");
     else if (rt)

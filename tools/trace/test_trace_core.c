@@ -168,6 +168,47 @@ static void test_heap_chunks(void)
         free(warm[i]);
 }
 
+static void test_maps(void)
+{
+    maps_t m = {0};
+    int local = 0;
+    char *small = malloc(64);
+    /* Above glibc's largest mmap threshold: test_heap_chunks's free of an
+     * mmap-ed block raised the threshold to that block's size. */
+    char *big = malloc(64u << 20);
+    EXPECT(maps_read(&m) == 0 && m.n > 0, "read /proc/self/maps");
+    EXPECT(maps_where(&m, (uintptr_t)small) == HOST_HEAP, "malloc block: %s",
+           host_where_name(maps_where(&m, (uintptr_t)small)));
+    EXPECT(maps_where(&m, (uintptr_t)big) == HOST_ANON, "mmap-ed block: %s",
+           host_where_name(maps_where(&m, (uintptr_t)big)));
+    EXPECT(maps_where(&m, (uintptr_t)&local) == HOST_STACK, "stack");
+    EXPECT(maps_where(&m, (uintptr_t)in_bss) == HOST_DATA, "static storage");
+    EXPECT(maps_where(&m, (uintptr_t)test_maps) == HOST_NONE, "code is not writable");
+    EXPECT(maps_where(&m, 1000) == HOST_NONE, "a small integer");
+    EXPECT(maps_where(&m, 0x3ff0000000000000ULL) == HOST_NONE, "the double 1.0");
+    EXPECT(maps_readable(&m, (uintptr_t)big, 64u << 20), "readable");
+    EXPECT(!maps_readable(&m, 8, 8), "page zero");
+
+    /* chapter 17's struct: a count, then the address of a malloc block. */
+    struct { long count; int *values; int tail[3]; } array = {5, (int *)small, {1, 2, 3}};
+    size_t offs[4];
+    uintptr_t vals[4];
+    size_t hits = scan_host_pointers(&m, (const unsigned char *)&array, sizeof array, offs, vals, 4);
+    EXPECT(hits == 1 && offs[0] == 8 && vals[0] == (uintptr_t)small, "one host pointer at 8: %zu", hits);
+    array.values = (int *)0x7f0000000000ULL; /* a device address: not host memory here */
+    if (maps_where(&m, (uintptr_t)array.values) == HOST_NONE)
+        EXPECT(scan_host_pointers(&m, (const unsigned char *)&array, sizeof array, offs, vals, 4) == 0,
+               "no host pointer");
+    double doubles[16];
+    for (int i = 0; i < 16; i++)
+        doubles[i] = i * 0.5;
+    EXPECT(scan_host_pointers(&m, (const unsigned char *)doubles, sizeof doubles, offs, vals, 4) == 0,
+           "doubles are no pointers");
+    free(big);
+    free(small);
+    maps_free(&m);
+}
+
 int main(int argc, char **argv)
 {
     python = argc > 1 ? argv[1] : NULL;
@@ -175,6 +216,7 @@ int main(int argc, char **argv)
     test_writer();
     test_table();
     test_heap_chunks();
+    test_maps();
     if (failures) {
         printf("%d check(s) failed\n", failures);
         return 1;

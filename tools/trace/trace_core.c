@@ -474,3 +474,133 @@ long long heap_chunk_usable(const void *p)
         return -1;
     return (long long)usable((void *)p);
 }
+
+/* ---- host memory map ------------------------------------------------------ */
+
+int maps_read(maps_t *m)
+{
+    char buf[8192];
+    char line[4096 + 256];
+    size_t ll = 0;
+    m->n = 0;
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    for (;;) {
+        ssize_t got = read(fd, buf, sizeof buf);
+        if (got <= 0)
+            break;
+        for (ssize_t i = 0; i < got; i++) {
+            if (buf[i] != '\n') {
+                if (ll < sizeof line - 1)
+                    line[ll++] = buf[i];
+                continue;
+            }
+            line[ll] = 0;
+            ll = 0;
+            unsigned long long s, e;
+            char perms[8] = "";
+            int path_at = 0;
+            if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &s, &e, perms, &path_at) < 3)
+                continue;
+            const char *path = path_at > 0 ? line + path_at : "";
+            map_range_t r = {(uintptr_t)s, (uintptr_t)e, HOST_NONE, perms[0] == 'r'};
+            if (perms[0] == 'r' && perms[1] == 'w' && perms[3] == 'p') {
+                if (strcmp(path, "[heap]") == 0)
+                    r.where = HOST_HEAP;
+                else if (strncmp(path, "[stack", 6) == 0)
+                    r.where = HOST_STACK;
+                else if (!path[0])
+                    r.where = HOST_ANON;
+                else if (path[0] == '/')
+                    r.where = HOST_DATA;
+            }
+            if (m->n == m->cap) {
+                size_t cap = m->cap ? 2 * m->cap : 256;
+                map_range_t *v = realloc(m->v, cap * sizeof *v);
+                if (!v) {
+                    close(fd);
+                    return -1;
+                }
+                m->v = v;
+                m->cap = cap;
+            }
+            m->v[m->n++] = r;
+        }
+    }
+    close(fd);
+    return 0;
+}
+
+/* The mapping that holds p (the file lists them in address order), or NULL. */
+static const map_range_t *maps_find(const maps_t *m, uintptr_t p)
+{
+    size_t lo = 0, hi = m->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p < m->v[mid].start)
+            hi = mid;
+        else if (p >= m->v[mid].end)
+            lo = mid + 1;
+        else
+            return &m->v[mid];
+    }
+    return NULL;
+}
+
+enum host_where maps_where(const maps_t *m, uintptr_t p)
+{
+    const map_range_t *r = maps_find(m, p);
+    return r ? (enum host_where)r->where : HOST_NONE;
+}
+
+int maps_readable(const maps_t *m, uintptr_t p, size_t n)
+{
+    uintptr_t end = p + n;
+    if (end < p)
+        return 0;
+    while (p < end) {
+        const map_range_t *r = maps_find(m, p);
+        if (!r || !r->readable)
+            return 0;
+        p = r->end;
+    }
+    return 1;
+}
+
+const char *host_where_name(enum host_where w)
+{
+    switch (w) {
+    case HOST_HEAP: return "heap";
+    case HOST_STACK: return "stack";
+    case HOST_ANON: return "anon";
+    case HOST_DATA: return "data";
+    default: return "none";
+    }
+}
+
+void maps_free(maps_t *m)
+{
+    free(m->v);
+    m->v = NULL;
+    m->n = m->cap = 0;
+}
+
+size_t scan_host_pointers(const maps_t *m, const unsigned char *buf, size_t len, size_t *offsets,
+                          uintptr_t *values, size_t max_hits)
+{
+    size_t hits = 0;
+    size_t skip = (8 - (uintptr_t)buf % 8) % 8; /* words at addresses multiple of 8 */
+    for (size_t off = skip; off + 8 <= len; off += 8) {
+        uintptr_t v;
+        memcpy(&v, buf + off, sizeof v);
+        if (v < 0x10000 || maps_where(m, v) == HOST_NONE)
+            continue;
+        if (hits < max_hits) {
+            offsets[hits] = off;
+            values[hits] = v;
+        }
+        hits++;
+    }
+    return hits;
+}

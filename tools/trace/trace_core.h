@@ -91,4 +91,36 @@ void table_clear(alloc_table_t *t);
  * Only memory inside a mapping listed by /proc/self/maps is read. */
 long long heap_chunk_usable(const void *p);
 
+/* ---- host memory map ------------------------------------------------------
+ * A snapshot of /proc/self/maps, to tell whether a value (a kernel argument, a
+ * word inside copied data) is the address of host memory the program can
+ * write: its heap, its stack, or another private writable mapping. */
+
+enum host_where { HOST_NONE = 0, HOST_HEAP, HOST_STACK, HOST_ANON, HOST_DATA };
+
+typedef struct {
+    uintptr_t start, end;
+    char where;    /* enum host_where: HOST_NONE for a mapping not writable */
+    char readable;
+} map_range_t;
+
+typedef struct {
+    map_range_t *v;
+    size_t n, cap;
+} maps_t;
+
+int maps_read(maps_t *m); /* 0 on success */
+/* Where p lies: HOST_NONE unless in a writable mapping. */
+enum host_where maps_where(const maps_t *m, uintptr_t p);
+/* Whether [p, p + n) is readable, one mapping after another. */
+int maps_readable(const maps_t *m, uintptr_t p, size_t n);
+const char *host_where_name(enum host_where w); /* "heap", "stack", "anon", "data" */
+void maps_free(maps_t *m);
+
+/* Up to max_hits 8-byte words of buf (8-byte aligned offsets, the first
+ * len bytes) whose value is a host address (maps_where != HOST_NONE);
+ * returns how many such words there are in all. */
+size_t scan_host_pointers(const maps_t *m, const unsigned char *buf, size_t len, size_t *offsets,
+                          uintptr_t *values, size_t max_hits);
+
 #endif
