@@ -1,0 +1,16 @@
+"""The doctor's launch check for Python programs.
+
+site_dir() is the folder the doctor puts first on PYTHONPATH (with
+CLINIC_TRACE_DIR set) when the examined command is a Python program: its
+sitecustomize.py wraps the kernel launches of PyCUDA, CuPy and Numba and
+writes py-<pid>.jsonl records. rules.findings() turns those records into
+findings for chapters 29, 30 and 32.
+"""
+
+import os
+
+
+def site_dir():
+    """The folder holding the check's sitecustomize.py."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        "sitedir")
