@@ -104,6 +104,7 @@ def install(folder):
         "pycuda.driver": hook(wrappers.patch_pycuda_driver),
         "pycuda.compiler": hook(wrappers.patch_pycuda_compiler),
         "numba.cuda.dispatcher": hook(wrappers.patch_numba),
+        "numba.cuda": hook(wrappers.patch_numba_package),
         "torch": hook(wrappers.patch_torch),
     }, on_error)
     _install_excepthook(tr)

@@ -93,7 +93,7 @@ class PostImportFinder:
         if spec is None or spec.loader is None or \
                 not hasattr(spec.loader, "exec_module"):
             return spec
-        hook = self.hooks.pop(name)
+        hook = self.hooks[name]  # patches are idempotent: kept for reloads
         spec.loader = _Loader(spec.loader, hook, self.on_error)
         return spec
 

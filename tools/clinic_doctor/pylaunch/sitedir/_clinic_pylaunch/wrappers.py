@@ -441,6 +441,15 @@ def patch_numba(check, dispatcher_module):
             numba.__file__)))
 
 
+def patch_numba_package(check, package):
+    """The same, from numba.cuda itself, should its dispatcher module have
+    been imported under another name (numba-cuda's redirection)."""
+    module = sys.modules.get("numba.cuda.dispatcher") or getattr(
+        package, "dispatcher", None)
+    if module is not None:
+        patch_numba(check, module)
+
+
 # --------------------------------------------------------------- torch
 
 
