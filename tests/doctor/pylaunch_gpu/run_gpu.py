@@ -150,8 +150,18 @@ def main():
             chosen = name
             break
     env["chosen"] = chosen
-    base = candidates[chosen or "np24"]
     site = pylaunch.site_dir()
+
+    def path_for(prog):
+        """The numpy chosen, or else the first that the program's own
+        libraries import with."""
+        needs = (["pycuda"] if prog.endswith(("broken.py", "fixed.py"))
+                 else ["numba"] if "numba" in prog else ["cupy", "torch"])
+        for name in ([chosen] if chosen else []) + ["np24", "np23",
+                                                    "default"]:
+            if all(isinstance(probes[name].get(k), dict) for k in needs):
+                return candidates[name]
+        return candidates["np24"]
 
     jobs = []
     for prog in EXPECT:
@@ -162,8 +172,10 @@ def main():
 
     def both(job):
         prog, slug, trace_dir = job
+        base = path_for(prog)
         plain = run(prog, base, None)
         traced = run(prog, site + os.pathsep + base, str(trace_dir))
+        traced["path"] = base
         return prog, slug, trace_dir, plain, traced
 
     results = []
@@ -179,7 +191,8 @@ def main():
                                                      traced["code"])
             ok = same and chapters == EXPECT[prog] and plain["code"] != 77
             results.append({
-                "program": prog, "ok": ok, "stdout_same": same,
+                "program": prog, "ok": ok, "path": traced["path"],
+                "stdout_same": same,
                 "stderr_same": plain["err"] == traced["err"],
                 "exit": [plain["code"], traced["code"]],
                 "seconds": [plain["seconds"], traced["seconds"]],
@@ -196,7 +209,7 @@ def main():
     diag_dir = work / "trace_diag"
     diag_dir.mkdir()
     env["diag"] = run("tests/doctor/pylaunch_gpu/g_diag.py",
-                      site + os.pathsep + base, str(diag_dir))
+                      site + os.pathsep + path_for("numba"), str(diag_dir))
     lines = ["numpy chosen: %s" % chosen]
     for name, res in probes.items():
         lines.append("probe %s: %s" % (name, json.dumps(res)[:600]))
@@ -204,11 +217,11 @@ def main():
                  + env["diag"]["err"][-800:])
     for r in results:
         lines.append("%s %-50s stdout same: %s, stderr same: %s, exit %s, "
-                     "%s s, launches %d, chapters %s (want %s)" % (
+                     "%s s, launches %d, chapters %s (want %s), %s" % (
                          "OK  " if r["ok"] else "FAIL", r["program"],
                          r["stdout_same"], r["stderr_same"], r["exit"],
                          r["seconds"], r["launches"], r["chapters"],
-                         r["expected"]))
+                         r["expected"], r["path"]))
         for f in r["findings"]:
             lines.append("      %s: %s | %s" % (f["chapter"], f["summary"],
                                                 f["evidence"][0]))
