@@ -105,6 +105,8 @@ def install(folder):
         "pycuda.compiler": hook(wrappers.patch_pycuda_compiler),
         "numba.cuda.dispatcher": hook(wrappers.patch_numba),
         "numba.cuda": hook(wrappers.patch_numba_package),
+        "numba_cuda.numba.cuda.dispatcher": hook(wrappers.patch_numba),
+        "numba_cuda.numba.cuda": hook(wrappers.patch_numba_package),
         "torch": hook(wrappers.patch_torch),
     }, on_error)
     _install_excepthook(tr)

@@ -418,7 +418,9 @@ def patch_numba(check, dispatcher_module):
         return
 
     def device():
-        return sys.modules["numba.cuda"].current_context().device.id
+        cuda = sys.modules.get("numba.cuda") or sys.modules[
+            "numba_cuda.numba.cuda"]
+        return cuda.current_context().device.id
 
     def before(a, k):
         self = a[0]
@@ -444,8 +446,9 @@ def patch_numba(check, dispatcher_module):
 def patch_numba_package(check, package):
     """The same, from numba.cuda itself, should its dispatcher module have
     been imported under another name (numba-cuda's redirection)."""
-    module = sys.modules.get("numba.cuda.dispatcher") or getattr(
-        package, "dispatcher", None)
+    module = (sys.modules.get("numba.cuda.dispatcher")
+              or sys.modules.get("numba_cuda.numba.cuda.dispatcher")
+              or getattr(package, "dispatcher", None))
     if module is not None:
         patch_numba(check, module)
 
