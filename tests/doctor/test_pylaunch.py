@@ -302,14 +302,14 @@ class EndToEnd(unittest.TestCase):
     def test_cupy(self):
         result, files = self.check("p_cupy.py")
         self.assertEqual(result.stdout,
-                         "True True RawKernel cupy._raw 6\n")
+                         "True True RawKernel cupy._raw 7\n")
         recs = self.own(files)
         self.assertEqual(recs[-1]["failures"], 0)
         self.assertIn({"ev": "pywrap", "lib": "cupy"},
                       [{k: r[k] for k in ("ev", "lib")} for r in recs
                        if r["ev"] == "pywrap"])
         launches = self.launches(recs)
-        self.assertEqual(len(launches), 6)
+        self.assertEqual(len(launches), 7)
         first = launches[0]
         self.assertEqual(first["kernel"], "scale")
         self.assertEqual([p["type"] for p in first["params"]],
@@ -320,14 +320,17 @@ class EndToEnd(unittest.TestCase):
         self.assertEqual(launches[1]["args"][0], {
             "kind": "scalar", "pytype": "float", "dtype": "float64",
             "value": 2.0})
-        self.assertEqual(launches[3]["args"][1]["strides"], [24, 4])
-        self.assertIs(launches[3]["args"][1]["c_contiguous"], False)
-        self.assertEqual(launches[5]["device"], 1)
+        # numpy.float64 is a Python float too: it is told apart.
+        self.assertEqual(launches[3]["args"][0]["pytype"], "float64")
+        self.assertEqual(launches[4]["args"][1]["strides"], [24, 4])
+        self.assertIs(launches[4]["args"][1]["c_contiguous"], False)
+        self.assertEqual(launches[6]["device"], 1)
         found = rules.findings(recs)
         self.assertEqual([f["chapter"] for f in found],
-                         ["29", "29", "30", "29", "32"])
+                         ["29", "29", "29", "30", "29", "32"])
+        self.assertIn("float64 scalar", found[2]["summary"])
         # One finding for the launch on device 1, quoting both arguments.
-        self.assertEqual(len(found[4]["evidence"]), 2)
+        self.assertEqual(len(found[5]["evidence"]), 2)
 
     def test_torch_data_ptr(self):
         result, files = self.check("p_torch.py")
@@ -349,6 +352,7 @@ class EndToEnd(unittest.TestCase):
         self.assertEqual(len(launches), 6)
         self.assertEqual(launches[0]["args"][1]["filled_from"]["dtype"],
                          "float64")
+        self.assertEqual(launches[2]["args"][0]["pytype"], "float64")
         self.assertEqual(launches[3]["prepared"], "dPPi")
         self.assertEqual(launches[3]["args"][0]["dtype"], "float64")
         self.assertEqual(launches[4]["args"][0]["dtype"], "float32")

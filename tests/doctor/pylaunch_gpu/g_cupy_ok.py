@@ -27,6 +27,6 @@ axpy((1,), (n,), (np.float32(3), x, y, n))
 fill = cp.RawModule(code=SOURCE).get_function("fill")
 p = cp.empty(n, dtype=cp.int32)
 fill((1,), (n,), (p, 7, n))
-z = cp.ascontiguousarray(y.reshape(4, 4).T) * 2 + p  # CuPy's own kernels
+z = cp.ascontiguousarray(y.reshape(4, 4).T) * 2 + p.reshape(4, 4)
 print("y:", y.get().tolist())
 print("sum:", float(z.sum()))

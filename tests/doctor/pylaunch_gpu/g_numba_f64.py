@@ -1,5 +1,7 @@
 """Numba: a kernel compiled for float32[:] given a float64 array (rule 29).
-Numba refuses the launch; the check must name the mismatch."""
+With one explicit signature, numba 0.68 / numba-cuda 0.30.4 launch it
+without a word (seen on the GPU host: the values come back unscaled); the
+check must name the mismatch."""
 import numpy as np
 from numba import cuda
 

@@ -15,6 +15,7 @@ out = cupy.empty(8, dtype="float32")
 k((1,), (8,), (numpy.float32(2.0), x64, out, numpy.int32(8)))  # 29 array
 k((1,), (8,), (2.0, x32, out, 8))  # 29 Python float (the int 8 is fine)
 k((1,), (8,), (numpy.float32(2.0), x32, out, 8))  # clean
+k((1,), (8,), (numpy.float64(2.0), x32, out, 8))  # 29: a float64 scalar
 view = cupy.ndarray((4, 3), "float32", strides=(24, 4))
 k((1,), (8,), (numpy.float32(2.0), view, out, 8))  # 30
 mod = cupy.RawModule(code=SRC)

@@ -36,8 +36,18 @@ class float32(generic):
     _name = "float32"
 
 
-class float64(generic):
+class float64(float, generic):
+    """Like numpy's: a subclass of Python's float too."""
     _name = "float64"
+
+    def __new__(cls, value):
+        self = float.__new__(cls, value)
+        self.value = float(value)
+        self.dtype = dtype("float64")
+        return self
+
+    def __init__(self, value):
+        pass
 
 
 class int32(generic):

@@ -43,8 +43,8 @@ def _is_cuda_error(exc_type, value):
 
 def _error_where(tb):
     """file:line of the last frame of the traceback that is the program's
-    own (not the standard library's or an installed package's), else the
-    last frame."""
+    own (not the standard library's, an installed package's or a compiled
+    module's, whose file names are relative), else the last frame."""
     frames = []
     while tb is not None:
         frames.append((tb.tb_frame.f_code.co_filename, tb.tb_lineno))
@@ -53,7 +53,7 @@ def _error_where(tb):
         return None
     stdlib = os.path.dirname(os.__file__)
     own = [f for f in frames
-           if not f[0].startswith(stdlib + os.sep)
+           if os.path.isabs(f[0]) and not f[0].startswith(stdlib + os.sep)
            and "site-packages" not in f[0] and "dist-packages" not in f[0]
            and not f[0].startswith("<")]
     name, line = (own or frames)[-1]

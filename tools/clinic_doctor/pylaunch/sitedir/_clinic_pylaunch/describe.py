@@ -215,15 +215,7 @@ def describe(x, lib, param, memory, sent=None):
     pointer_param = bool(param and param.get("pointer"))
     if x is None:
         return {"kind": "none"}
-    if isinstance(x, (bool, int, float, complex)):
-        pytype = ("bool" if isinstance(x, bool) else "int"
-                  if isinstance(x, int) else "float"
-                  if isinstance(x, float) else "complex")
-        if pytype == "int" and (int(x) in memory.tensors or pointer_param):
-            return _pointer(x, memory, {"pytype": "int"})
-        dtype = sent or PYTHON_SCALARS.get(lib, {}).get(pytype)
-        return {"kind": "scalar", "pytype": pytype, "dtype": dtype,
-                "value": _number(x if pytype != "bool" else bool(x))}
+    # numpy scalars first: numpy.float64 is a Python float too.
     np = sys.modules.get("numpy")
     if np is not None and isinstance(x, np.generic):
         dtype = _dtype_name(x.dtype)
@@ -236,6 +228,15 @@ def describe(x, lib, param, memory, sent=None):
             value = None
         return {"kind": "scalar", "pytype": type(x).__name__,
                 "dtype": sent or dtype, "value": _number(value)}
+    if isinstance(x, (bool, int, float, complex)):
+        pytype = ("bool" if isinstance(x, bool) else "int"
+                  if isinstance(x, int) else "float"
+                  if isinstance(x, float) else "complex")
+        if pytype == "int" and (int(x) in memory.tensors or pointer_param):
+            return _pointer(x, memory, {"pytype": "int"})
+        dtype = sent or PYTHON_SCALARS.get(lib, {}).get(pytype)
+        return {"kind": "scalar", "pytype": pytype, "dtype": dtype,
+                "value": _number(x if pytype != "bool" else bool(x))}
     xlib = _lib_of(x)
     tname = type(x).__name__
     if xlib == "torch" and hasattr(x, "data_ptr"):

@@ -80,7 +80,9 @@ class Check:
             dirs.append(folder)
         if lib not in self.trace.libs:
             self.trace.libs.append(lib)
-            version = getattr(sys.modules.get(lib), "__version__", None)
+            top = sys.modules.get(lib)
+            version = getattr(top, "__version__", None) or getattr(
+                top, "VERSION_TEXT", None)  # PyCUDA's
             self.trace.write({"ev": "pywrap", "lib": lib,
                               "version": str(version) if version else None})
 
@@ -161,6 +163,8 @@ def _dims(value):
     try:
         if isinstance(value, int):
             return [value]
+        if hasattr(value, "x") and hasattr(value, "y"):  # a Dim3
+            return [int(value.x), int(value.y), int(getattr(value, "z", 1))]
         return [int(v) for v in value]
     except Exception:
         return None
