@@ -252,6 +252,39 @@ class Rules(unittest.TestCase):
         self.assertIn("5 launches", found[0]["evidence"][-1])
 
 
+class Helpers(unittest.TestCase):
+    def test_environment(self):
+        env = pylaunch.environment({"PYTHONPATH": "/x", "A": "1"}, "/t")
+        self.assertEqual(env["PYTHONPATH"], SITE + os.pathsep + "/x")
+        self.assertEqual(env["CLINIC_TRACE_DIR"], "/t")
+        self.assertEqual(env["A"], "1")
+        self.assertEqual(pylaunch.environment({}, "/t")["PYTHONPATH"], SITE)
+        self.assertTrue(os.path.isfile(os.path.join(SITE,
+                                                    "sitecustomize.py")))
+
+    def test_read_records_keeps_what_came_before_a_cut(self):
+        with tempfile.TemporaryDirectory() as folder:
+            with open(os.path.join(folder, "py-12.jsonl"), "w") as f:
+                f.write('{"n":0,"ev":"pystart"}\n{"n":1,"ev":"pyla')
+            with open(os.path.join(folder, "py-3.jsonl"), "w") as f:
+                f.write('{"n":0,"ev":"pystart"}\n')
+            with open(os.path.join(folder, "api-3.jsonl"), "w") as f:
+                f.write('{"n":0,"ev":"start"}\n')
+            recs = pylaunch.read_records(folder)
+        self.assertEqual([(r["pid"], r["n"]) for r in recs],
+                         [(3, 0), (12, 0)])
+
+    def test_evidence_names_the_process_when_there_are_several(self):
+        p = [P("float *", "float32", True)]
+        one = launch("cupy", p, [arr("float64")])
+        one["pid"] = 5
+        two = launch("cupy", p, [arr("float64")], kernel="other")
+        two["pid"] = 6
+        found = rules.findings([one, two])
+        self.assertIn("py#1 of pid 5", found[0]["evidence"][0])
+        self.assertNotIn("pid", rules.findings([one])[0]["evidence"][0])
+
+
 def read_records(folder):
     out = {}
     for path in sorted(glob.glob(os.path.join(folder, "py-*.jsonl"))):

@@ -111,9 +111,11 @@ def arg_text(arg):
     return _a(str(arg.get("pytype") or kind))
 
 
-def _record_text(rec):
-    return "py#%s %s launch of `%s` at %s" % (
-        rec.get("n"), rec.get("lib"), rec.get("kernel"), rec.get("where"))
+def _record_text(rec, with_pid=False):
+    pid = " of pid %s" % rec.get("pid") if with_pid else ""
+    return "py#%s%s %s launch of `%s` at %s" % (
+        rec.get("n"), pid, rec.get("lib"), rec.get("kernel"),
+        rec.get("where"))
 
 
 def _array_of(arg):
@@ -237,6 +239,10 @@ def findings(records):
     launched."""
     groups = {}
     order = []
+    # Record numbers count per process: name the process when there are
+    # several.
+    with_pid = len(set(r.get("pid") for r in records
+                       if isinstance(r, dict))) > 1
     for rec in records:
         if not isinstance(rec, dict) or rec.get("ev") != "pylaunch":
             continue
@@ -258,8 +264,8 @@ def findings(records):
                 # line is one finding.
                 key = (chapter, rec.get("kernel"), rec.get("where"),
                        hit[0] or hit[1])
-                evidence = "%s: argument %d is %s" % (_record_text(rec), i,
-                                                      arg_text(arg))
+                evidence = "%s: argument %d is %s" % (
+                    _record_text(rec, with_pid), i, arg_text(arg))
                 if key in seen:
                     # another argument of this launch, same finding
                     if groups[key]["count"] == 0:
