@@ -249,7 +249,7 @@ class Rules(unittest.TestCase):
                  launch("cupy", [{"name": "x"}], [{"kind": "array"}])]
         found = rules.findings(recs)
         self.assertEqual(len(found), 1)
-        self.assertIn("5 launches", found[0]["evidence"][-1])
+        self.assertIn("5 recorded launches", found[0]["evidence"][-1])
 
 
 class Helpers(unittest.TestCase):
@@ -364,6 +364,18 @@ class EndToEnd(unittest.TestCase):
         self.assertIn("float64 scalar", found[2]["summary"])
         # One finding for the launch on device 1, quoting both arguments.
         self.assertEqual(len(found[5]["evidence"]), 2)
+
+    def test_a_loop_writes_a_few_records(self):
+        result, files = self.check("p_loop.py")
+        recs = self.own(files)
+        launches = self.launches(recs)
+        # 3 of the 10 launches that differ only in a scalar's value, then
+        # 3 of the 5 whose array differs from those.
+        self.assertEqual(len(launches), 6)
+        self.assertEqual(launches[3]["args"][1]["dtype"], "float64")
+        self.assertEqual(recs[-1]["repeats"], 7 + 2)
+        self.assertEqual([f["chapter"] for f in rules.findings(recs)],
+                         ["29"])
 
     def test_torch_data_ptr(self):
         result, files = self.check("p_torch.py")

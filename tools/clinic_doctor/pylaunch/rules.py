@@ -17,7 +17,8 @@ bytes as its parameter has, so an int64 that fits an `int` arrives whole
 arguments one after the other, so any size that differs moves every later
 argument, and it refuses a plain Python int or float (TypeError); Numba
 converts scalars to its signature's types, so only its arrays are checked.
-A launch made by a library for itself is not recorded.
+A launch made by a library for itself is not recorded, nor one that repeats
+three written ones but for its values (pyend counts those).
 """
 
 # dtype name -> (kind, bytes); bool counts as an integer of range 0..1.
@@ -284,7 +285,7 @@ def findings(records):
         f = groups[key]
         count = f.pop("count")
         if count > 1:
-            f["evidence"].append("the same at %d launches in all" % count)
+            f["evidence"].append("the same at %d recorded launches" % count)
         f["summary"] = f["summary"][0].upper() + f["summary"][1:] + "."
         out.append(f)
     return out

@@ -27,6 +27,7 @@ class Trace:
         self.libs = []
         self.failures = 0     # exceptions swallowed inside the check
         self.internal = 0     # launches made by a library for itself
+        self.repeats = 0      # launches like REPEATS written ones, unwritten
         self.dropped = {}     # ev or lib -> count past the cap
         try:
             self.cap = int(os.environ.get("CLINIC_TRACE_MAX", MAX_DEFAULT))
@@ -104,6 +105,7 @@ class Trace:
                                     "dropped": dict(self.dropped),
                                     "failures": self.failures,
                                     "internal": self.internal,
+                                    "repeats": self.repeats,
                                     "libs": list(self.libs)})
         except Exception:
             pass

@@ -8,6 +8,7 @@ passes through it, so a traceback prints as it would without the check.
 """
 
 import functools
+import json
 import os
 import sys
 import weakref
@@ -16,6 +17,7 @@ from . import csig
 from .describe import FORMAT_DTYPES, describe
 
 _OWN_DIR = os.path.dirname(os.path.abspath(__file__))
+REPEATS = 3  # records written for launches that differ only in values
 
 
 def passthrough(check, orig, before):
@@ -68,6 +70,7 @@ class Check:
         self._params = {}         # (source, name) -> params
         self.sources = weakref.WeakKeyDictionary()  # pycuda module -> src
         self.functions = {}       # id(pycuda Function) -> (func, name, ps)
+        self.seen = {}            # launch shape -> launches written
 
     def failed(self):
         self.trace.failures += 1
@@ -127,6 +130,22 @@ class Check:
             pass
         return "%s:%d" % (name, f.f_lineno), internal
 
+    def _repeat(self, kernel, where, device, described):
+        """Whether this launch only repeats one written REPEATS times
+        already (same kernel, line, device and arguments but for their
+        values): a loop of a million launches writes a few records, and
+        pyend counts the rest."""
+        key = json.dumps([kernel, where, device, _shape_of(described)],
+                         sort_keys=True, default=str)
+        count = self.seen.get(key, 0)
+        if count >= REPEATS:
+            self.trace.repeats += 1
+            return True
+        if len(self.seen) > 10000:
+            self.seen.clear()
+        self.seen[key] = count + 1
+        return False
+
     def launch(self, lib, kernel, params, args, device_fn, sent=None,
                extra=None):
         where, internal = self.where(lib)
@@ -151,12 +170,24 @@ class Check:
                 device = int(device_fn())
             except Exception:
                 self.failed()
+        if self._repeat(kernel, where, device, described):
+            return
         rec = {"ev": "pylaunch", "lib": lib, "kernel": kernel,
                "device": device, "params": params, "args": described,
                "where": where}
         if extra:
             rec.update(extra)
         self.trace.write(rec)
+
+
+def _shape_of(value):
+    """value without its "value" fields (addresses and numbers), which
+    change from one launch of a loop to the next."""
+    if isinstance(value, dict):
+        return {k: _shape_of(v) for k, v in value.items() if k != "value"}
+    if isinstance(value, list):
+        return [_shape_of(v) for v in value]
+    return value
 
 
 def _dims(value):
