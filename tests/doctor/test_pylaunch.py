@@ -369,13 +369,15 @@ class EndToEnd(unittest.TestCase):
         result, files = self.check("p_loop.py")
         recs = self.own(files)
         launches = self.launches(recs)
-        # 3 of the 10 launches that differ only in a scalar's value, then
-        # 3 of the 5 whose array differs from those.
-        self.assertEqual(len(launches), 6)
-        self.assertEqual(launches[3]["args"][1]["dtype"], "float64")
-        self.assertEqual(recs[-1]["repeats"], 7 + 2)
+        # 3 of the 10 launches that differ only in a scalar's value, 3 of
+        # 4 small ints and the one too big for an int, then 3 of the 5
+        # whose array differs from the first ones.
+        self.assertEqual(len(launches), 10)
+        self.assertEqual(launches[6]["args"][0]["value"], 2 ** 40)
+        self.assertEqual(launches[7]["args"][1]["dtype"], "float64")
+        self.assertEqual(recs[-1]["repeats"], 7 + 1 + 2)
         self.assertEqual([f["chapter"] for f in rules.findings(recs)],
-                         ["29"])
+                         ["29", "29"])
 
     def test_torch_data_ptr(self):
         result, files = self.check("p_torch.py")

@@ -180,11 +180,23 @@ class Check:
         self.trace.write(rec)
 
 
+def _size_class(v):
+    """What of a scalar's value the rules look at: whether an int fits in
+    the bytes of each integer type."""
+    if isinstance(v, bool) or not isinstance(v, int):
+        return None
+    return min(n for n in (8, 16, 32, 64, 128)
+               if -2 ** (n - 1) <= v < 2 ** n)
+
+
 def _shape_of(value):
     """value without its "value" fields (addresses and numbers), which
-    change from one launch of a loop to the next."""
+    change from one launch of a loop to the next, but for the size class
+    of an int."""
     if isinstance(value, dict):
-        return {k: _shape_of(v) for k, v in value.items() if k != "value"}
+        return {k: _shape_of(v) if k != "value" else _size_class(v)
+                for k, v in value.items()
+                if k != "value" or value.get("kind") == "scalar"}
     if isinstance(value, list):
         return [_shape_of(v) for v in value]
     return value
