@@ -436,6 +436,17 @@ class EndToEnd(unittest.TestCase):
         self.assertEqual(len(errors), 1)
         self.assertEqual(errors[0]["type"], "TypeError")
 
+    def test_library_failing_at_import(self):
+        result, files = self.check("p_lib_import_error.py")
+        self.assertIn("AttributeError", result.stderr)
+        self.assertIn("broken_lib", result.stderr)
+        self.assertNotIn("_clinic_pylaunch", result.stderr)
+        recs = self.own(files)
+        self.assertEqual([(r["type"], r["where"]) for r in recs
+                          if r["ev"] == "pyerror"],
+                         [("AttributeError", "broken_lib/cupy/__init__.py:5")])
+        self.assertEqual(recs[0]["libs"], [])
+
     def test_pyerror(self):
         result, files = self.check("p_import_error.py")
         self.assertNotEqual(result.returncode, 0)
