@@ -1,0 +1,1 @@
+from cupy.cuda import runtime  # noqa: F401

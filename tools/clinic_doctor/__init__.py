@@ -1,0 +1,1 @@
+"""The clinic doctor, as a package (tools/clinic-doctor runs it)."""
