@@ -32,9 +32,10 @@ The rules, by the name printed in brackets (CONTRIBUTING.md says the same):
               wider than 80 columns (characters, tabs to 8).
   diff        the fix is the smallest change (see check_fix_diff()).
   readme      the title `# NN · ...`; a `**Part: <part>.**` with a known
-              part; the sections Symptom, Cause, Fix, Hint, See it yourself,
-              PyCUDA, Sources, in that order (others may sit between); no
-              PyCUDA code block (```py...).
+              part; the sections Symptom, Cause, Hint, Fix, See it yourself,
+              PyCUDA, Sources, in that order (others may sit between): the
+              Hint before the Fix, so a learner meets it first; no PyCUDA
+              code block (```py...).
   transcript  every output block in the README is in a record, and the
               README quotes broken.out or fixed.out (see check_transcripts()).
   symptoms    docs/symptoms.md: no two rows with the same symptom (first
@@ -51,10 +52,12 @@ PARTS = ("allocation", "pointers", "synchronization", "launch configuration",
          "structs", "streams and pinned memory",
          "staging of kernel-allocated memory", "silent device bugs",
          "the python boundary", "several gpus and managed memory")
-SECTIONS = ("Symptom", "Cause", "Fix", "Hint", "See it yourself", "PyCUDA",
+SECTIONS = ("Symptom", "Cause", "Hint", "Fix", "See it yourself", "PyCUDA",
             "Sources")
 SANITIZER_TOOLS = ("memcheck", "racecheck", "initcheck", "synccheck")
 WAIVER = "Why the fix is larger"
+HINT_FIRST = (": move '## Hint' above '## Fix', so that a learner doing the "
+              "exercise reads the hint before the answer")
 LENGTH_WAIVER = "Why the program is longer"
 MAX_LINES = 130
 MAX_COLUMNS = 80
@@ -427,8 +430,9 @@ def check_readme_structure(text, rel, num):
         if previous and headings[section] < headings[previous]:
             problems.append(Problem(rel, headings[section], "readme",
                                     "'## %s' must come after '## %s' "
-                                    "(order: %s)"
-                                    % (section, previous, ", ".join(SECTIONS))))
+                                    "(order: %s)%s"
+                                    % (section, previous, ", ".join(SECTIONS),
+                                       HINT_FIRST if section == "Fix" else "")))
         previous = section
     if "```py" in text:
         number = text[:text.index("```py")].count("\n") + 1

@@ -66,15 +66,15 @@ squares: 3 of 4 elements wrong
 
 Elements where bytes are due.
 
+## Hint
+
+Count bytes.
+
 ## Fix
 
 ```c
 size_t size = n * sizeof(int);
 ```
-
-## Hint
-
-Count bytes.
 
 ## See it yourself
 
@@ -543,11 +543,23 @@ class Readme(LintCase):
 
     def test_sections_in_order(self):
         text = self.read("~/README.md")
+        pycuda = "## PyCUDA\n\nThe twins do the same.\n\n"
+        text = text.replace(pycuda, "").replace("## Symptom\n",
+                                                pycuda + "## Symptom\n")
+        self.write("~/README.md", text)
+        self.expect("README.md:5", "readme",
+                    "'## PyCUDA' must come after '## See it yourself'")
+
+    def test_hint_before_fix(self):
+        """The Hint comes before the Fix, with a message that says why."""
+        text = self.read("~/README.md")
         hint = "## Hint\n\nCount bytes.\n\n"
-        text = text.replace(hint, "").replace("## Fix\n", hint + "## Fix\n")
+        text = text.replace(hint, "").replace("## See it yourself\n",
+                                              hint + "## See it yourself\n")
         self.write("~/README.md", text)
         self.expect("README.md:18", "readme",
-                    "'## Hint' must come after '## Fix'")
+                    "'## Fix' must come after '## Hint'",
+                    "move '## Hint' above '## Fix'", "before the answer")
 
     def test_other_sections_may_sit_between(self):
         self.replace("~/README.md", "## Hint",
@@ -779,7 +791,9 @@ MUTANTS = [
     ("waiver_ignored", "the waiver not accepted",
      "    if waived:", "    if False:"),
     ("no_hint", "the Hint section not required",
-     '"Fix", "Hint", "See it yourself"', '"Fix", "See it yourself"'),
+     '"Hint", "Fix", "See it yourself"', '"Fix", "See it yourself"'),
+    ("hint_after_fix", "the Hint may follow the Fix",
+     '"Cause", "Hint", "Fix"', '"Cause", "Fix", "Hint"'),
     ("order_ignored", "sections in any order",
      "if previous and headings[section] < headings[previous]:", "if False:"),
     ("any_part", "any part accepted",
