@@ -121,6 +121,7 @@ ROW_GRAPH = 14  # the line of the Not covered yet row
 FILES = {
     "README.md": "| [01](chapters/01-sample/) | sample |\n",
     CH + "/CMakeLists.txt": "project(ch01)\nclinic_chapter()\n",
+    CH + "/doctor.json": '{"cause": "bytes", "confirm": "print it"}\n',
     CH + "/broken.cu": program("broken.cu", "Sample, broken.", BROKEN_BODY),
     CH + "/fixed.cu": program("fixed.cu", "Sample, fixed.", FIXED_BODY),
     CH + "/broken.py": "print('squares: 3 of 4 elements wrong')\n",
@@ -218,6 +219,17 @@ class Files(LintCase):
     def test_missing_file(self):
         self.remove("~/fixed.cu")
         self.expect("fixed.cu", "files", "is missing")
+
+    def test_missing_doctor_data(self):
+        self.remove("~/doctor.json")
+        self.expect("doctor.json", "files", "is missing",
+                    "what the clinic doctor should know")
+
+    def test_doctor_data_not_json(self):
+        self.write("~/doctor.json", '{\n  "cause": "bytes",\n}\n')
+        self.expect("doctor.json:3", "files", "is not valid JSON")
+        self.write("~/doctor.json", '["cause"]\n')
+        self.expect("doctor.json", "files", "must hold a JSON object")
 
     def test_cmake_without_clinic_chapter(self):
         self.write("~/CMakeLists.txt", "project(x)\n")
@@ -743,6 +755,10 @@ MUTANTS = [
      'programs = ["broken.cu", "fixed.cu"]'),
     ("variants_unchecked", "a variant's header and marker not checked",
      '(v, "BUG") for v in variants]', '(v, "BUG") for v in []]'),
+    ("no_doctor_data", "a chapter without doctor.json accepted",
+     "problems += check_doctor_data(chapter, rel)", "problems += []"),
+    ("doctor_data_any_json", "a doctor.json that is not an object accepted",
+     "    if not isinstance(data, dict):", "    if False:"),
     ("no_seed_records", "seed records not checked",
      "problems += lint_seeds(root)", "problems += []"),
     ("any_closing_line", "a record without its closing line accepted",
