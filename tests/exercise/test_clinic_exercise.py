@@ -304,6 +304,14 @@ class Sanitizer(unittest.TestCase):
             )
 
 
+def code_only(text):
+    """A program without its comments and blank space, to compare the code
+    of two versions (both taken apart the same way)."""
+    text = re.sub(r"(?s)/\*.*?\*/", " ", text)
+    text = re.sub(r"//[^\n]*", " ", text)
+    return " ".join(text.split())
+
+
 class TheCopy(unittest.TestCase):
     """What `start` gives the learner: no BUG: text, a TODO: at the bug."""
 
@@ -319,6 +327,8 @@ class TheCopy(unittest.TestCase):
                 self.assertIn("\\brief Chapter %s, your exercise"
                               % chapter.name[:2], copy)
                 self.assert_todo_at_each_bug(original, copy)
+                self.assertEqual(code_only(copy), code_only(original),
+                                 "the copy's code differs, not only comments")
             cmake = tool.learner_cmake(
                 (chapter / "CMakeLists.txt").read_text(), chapter,
                 ROOT / "exercises" / chapter.name)
