@@ -49,51 +49,36 @@ endfunction()
 
 # clinic_chapter([SERIAL] [FAULTS] [MULTIGPU] [VARIANTS <name>...])
 # Registers the chapter in the current folder, named NN-slug: its programs
-# chNN_broken and chNN_fixed (files "broken" and "fixed") and all its tests.
-# VARIANTS: more programs, <name>.cu, each showing a second form of the bug on
-# its own; each gets a golden test (and sanitizer tests as broken does).
-# What is expected of them is data, in expected/ next to the records:
+# chNN_broken and chNN_fixed (files "broken" and "fixed"), one more for each
+# VARIANTS <name>.cu, and all their tests. CONTRIBUTING.md (step 4) says what
+# each option means and which file of expected/ asks for which test:
 #   chNN.<prog>.golden         stdout + stderr + exit status == expected/<prog>.out
-#   chNN.fixed.<tool>          clean under memcheck (leak check), racecheck, initcheck,
-#                              synccheck, unless expected/fixed.<tool> exists: then the
-#                              fixed program errs on purpose (chapters 02 and 10) and
-#                              the tool's report must match that file's regexes
-#   chNN.broken.<tool>         for each expected/broken.<tool>: the tool finds errors,
-#                              its report matching the file's regexes (one a line, in order)
-#   chNN.broken.compile_fails  with expected/broken.compile-errors: nvcc rejects
-#                              broken.cu, each of the file's regexes (one a line)
-#                              matching one of its diagnostic lines
-#   chNN.<prog>.py.golden      for each PyCUDA twin <prog>.py in the folder (label pycuda)
-#   chNN.<prog>_cupy.py.golden for each CuPy twin <prog>_cupy.py (label cupy)
+#   chNN.<prog>.<tool>         compute-sanitizer: the fixed program clean, unless
+#                              expected/fixed.<tool> holds the report's regexes;
+#                              a broken one for each expected/<prog>.<tool>
+#   chNN.broken.compile_fails  with expected/broken.compile-errors
+#   chNN.<twin>.golden         each PyCUDA (label pycuda) or CuPy (cupy) twin
 # In update mode the sanitizer tests that have an expectation file also record
 # the tool's report, masked, into expected/<prog>.<tool>.out for the READMEs.
-# SERIAL: the programs measure time, so their golden tests run with the
-# machine to themselves. (Under a sanitizer only the exit status counts, which
-# must not depend on a measurement, so those run alongside the rest.)
-# FAULTS: a program makes the GPU fault on purpose (an illegal address). Every
-# test of a program whose record ends in a non-zero exit status (golden, twin or
-# sanitizer) runs one at a time: with many processes faulting at once, an H100
-# once let a fault go unreported (chapter 10's fixed program exited 0, 1 run in
-# 48), and once stopped answering while chapter 10's fixed program faulted under
-# racecheck beside its faulting golden test.
-# MULTIGPU: the programs need two GPUs (require_gpus_or_skip(2)); all their
-# tests get the label multigpu, and the golden tests require gpu and multigpu.
+# SERIAL: golden tests run with the machine to themselves (the programs time).
+# FAULTS: every test of a program whose record does not end in [exit status: 0]
+# runs one at a time (_clinic_fault_lock). MULTIGPU: label multigpu, and the
+# golden tests require gpu and multigpu.
+# CLINIC_EXERCISE on (tools/clinic-exercise, building a learner's copy of the
+# chapter): only chNN_broken is built, from the copy's broken.cu; no tests.
 # _clinic_fault_lock(<var> <faults> <record>): for a FAULTS chapter (<faults>
 # true), "RESOURCE_LOCK gpu_fault" unless <record> ends in [exit status: 0]:
 # a program that exits otherwise, or is not recorded yet, may fault.
 function(_clinic_fault_lock var faults record)
-  set(lock "")
-  if(faults)
-    set(status "")
-    if(EXISTS "${record}")
-      file(STRINGS "${record}" status REGEX "^\\[exit status: ")
-      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${record}")
-    endif()
-    if(NOT status STREQUAL "[exit status: 0]")
-      set(lock RESOURCE_LOCK gpu_fault)
-    endif()
+  set(status "")
+  if(faults AND EXISTS "${record}")
+    file(STRINGS "${record}" status REGEX "^\\[exit status: ")
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${record}")
   endif()
-  set(${var} "${lock}" PARENT_SCOPE)
+  set(${var} "" PARENT_SCOPE)
+  if(faults AND NOT status STREQUAL "[exit status: 0]")
+    set(${var} RESOURCE_LOCK gpu_fault PARENT_SCOPE)
+  endif()
 endfunction()
 
 function(clinic_chapter)
@@ -102,7 +87,6 @@ function(clinic_chapter)
     message(FATAL_ERROR "clinic_chapter(): unknown arguments '${arg_UNPARSED_ARGUMENTS}'; it takes only "
       "SERIAL, FAULTS, MULTIGPU and VARIANTS (expectations are files in expected/, see CONTRIBUTING.md)")
   endif()
-  clinic_find_tools()
   get_filename_component(chapter "${CMAKE_CURRENT_SOURCE_DIR}" NAME)
   if(NOT chapter MATCHES "^([0-9][0-9])-[a-z0-9-]+$")
     message(FATAL_ERROR "${CMAKE_CURRENT_SOURCE_DIR}: a chapter folder is named NN-slug")
@@ -110,18 +94,11 @@ function(clinic_chapter)
   set(id "ch${CMAKE_MATCH_1}")
   set(src "${CMAKE_CURRENT_SOURCE_DIR}")
   set(exp "${src}/expected")
-  set(golden_options "")
-  if(arg_SERIAL)
-    set(golden_options SERIAL)
+  set(built broken fixed ${arg_VARIANTS})
+  if(CLINIC_EXERCISE)
+    set(built broken)
   endif()
-  set(needs gpu)
-  set(multigpu "") # the extra label
-  if(arg_MULTIGPU)
-    set(needs gpu multigpu)
-    set(multigpu multigpu)
-  endif()
-
-  foreach(prog broken fixed ${arg_VARIANTS})
+  foreach(prog IN LISTS built)
     add_executable(${id}_${prog} ${prog}.cu)
     set_target_properties(${id}_${prog} PROPERTIES OUTPUT_NAME ${prog}
                           CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON)
@@ -129,6 +106,18 @@ function(clinic_chapter)
     target_compile_options(${id}_${prog} PRIVATE -lineinfo -Xcompiler=-Wall,-Wextra)
     target_include_directories(${id}_${prog} PRIVATE "${CLINIC_ROOT}/common")
   endforeach()
+  if(CLINIC_EXERCISE)
+    return()
+  endif()
+  clinic_find_tools()
+  set(golden_options "")
+  if(arg_SERIAL)
+    set(golden_options SERIAL)
+  endif()
+  set(multigpu "") # the extra label, and what the tests need beside the GPU
+  if(arg_MULTIGPU)
+    set(multigpu multigpu)
+  endif()
   if(CLINIC_WERROR_FIXED) # CI: a warning in a fixed program is an error
     target_compile_options(${id}_fixed PRIVATE -Xcompiler=-Werror "SHELL:-Werror all-warnings")
   endif()
@@ -145,7 +134,7 @@ function(clinic_chapter)
   foreach(prog IN LISTS programs)
     _clinic_fault_lock(lock ${arg_FAULTS} "${exp}/${prog}.out")
     clinic_golden_test(${id}.${prog}.golden PROGRAM "$<TARGET_FILE:${id}_${prog}>"
-      EXPECTED "${exp}/${prog}.out" REQUIRES ${needs} LABELS gpu golden ${id} ${multigpu}
+      EXPECTED "${exp}/${prog}.out" REQUIRES gpu ${multigpu} LABELS gpu golden ${id} ${multigpu}
       ${golden_options} ${lock})
     # The sanitizer tests take the same lock: racecheck, initcheck and
     # synccheck do not check addresses, so the fault happens under them too.
@@ -157,8 +146,8 @@ function(clinic_chapter)
         continue() # a broken program is run under the tools its bug is for
       endif()
       clinic_sanitizer_test(${id}.${prog}.${tool} PROGRAM "$<TARGET_FILE:${id}_${prog}>"
-        TOOL ${tool} RECORDED "${exp}/${prog}.out" ${expect} ${lock} REQUIRES ${needs} sanitizer
-        LABELS sanitizer ${tool} ${id} ${multigpu})
+        TOOL ${tool} RECORDED "${exp}/${prog}.out" ${expect} ${lock}
+        REQUIRES gpu ${multigpu} sanitizer LABELS sanitizer ${tool} ${id} ${multigpu})
       # It reads the golden record's exit status: after that is recorded.
       set_tests_properties(${id}.${prog}.${tool} PROPERTIES DEPENDS ${id}.${prog}.golden)
     endforeach()
@@ -174,19 +163,17 @@ function(clinic_chapter)
       _clinic_fault_lock(lock ${arg_FAULTS} "${exp}/${twin}.out")
       clinic_golden_test(${id}.${twin}.golden PROGRAM "${src}/${twin}"
         INTERPRETER "${CLINIC_PYTHON}" WHY "${CLINIC_${LIB}_MISSING}"
-        EXPECTED "${exp}/${twin}.out" REQUIRES ${needs} ${lib}
+        EXPECTED "${exp}/${twin}.out" REQUIRES gpu ${multigpu} ${lib}
         LABELS ${lib} golden ${id} ${multigpu} ${golden_options} ${lock}
         ENVIRONMENT PYTHONDONTWRITEBYTECODE=1) # each twin finds common/ itself
     endif()
   endforeach()
 
   # What the tour (clinic_tour) runs for this chapter, kept on the folder.
-  set(broken_exe "$<TARGET_FILE:${id}_broken>")
-  if(NOT "broken" IN_LIST programs)
-    set(broken_exe "")
-  endif()
+  set(broken_exe "")
   set(tour_targets ${id}_fixed)
-  if(broken_exe)
+  if("broken" IN_LIST programs) # not where broken.cu must not compile
+    set(broken_exe "$<TARGET_FILE:${id}_broken>")
     list(APPEND tour_targets ${id}_broken)
   endif()
   set_property(DIRECTORY PROPERTY CLINIC_TOUR_LINE

@@ -3,7 +3,7 @@
  * \brief The one small header every Clinic program includes: error checks,
  *        a skip when there is no GPU, and a deterministic result check.
  *
- * Exit codes used by every program (see README, "Exit codes"):
+ * Exit codes used by every program (see docs/exit-codes.md):
  * - 0  (#CLINIC_EXIT_OK): the program ran and its results were right;
  * - 1  (#CLINIC_EXIT_WRONG_RESULT): the program ran but its results were wrong;
  * - 2  (#CLINIC_EXIT_CUDA_ERROR): a CUDA call failed and check_cuda() stopped the program;

@@ -5,11 +5,12 @@ its own, and run `tools/clinic-exercise check` on it.
   exercise_test.py --chapter NN --mode unsolved|solved --work DIR
                    [--build-only] [-- <check options>]
 
-unsolved: the copy of broken.cu, as `start` makes it, must fail the check,
+unsolved: the copy of broken.cu and of the chapter's CMakeLists.txt, as
+  `start` makes it, must fail the check,
   and the failure must show the chapter's hint. With --build-only it must
   build, except in a chapter whose broken program must not compile.
-solved: the copy replaced by fixed.cu must pass the check (with --build-only:
-  must build).
+solved: the copy made from fixed.cu instead (and the CMakeLists.txt lines
+  about fixed) must pass the check (with --build-only: must build).
 The check exits 77 when it cannot judge here (no GPU, no compute-sanitizer);
 then this test skips the way the harness's drivers do, with their skip()
 (tests/drivers/clinic_driver.py): exit 77 (the test's SKIP_RETURN_CODE),
@@ -72,10 +73,9 @@ def main():
     base = [sys.executable, str(TOOL), "--exercises", str(work)]
     subprocess.run(base + ["start", args.chapter], check=True)
     if args.mode == "solved":
-        shutil.copyfile(chapter / "fixed.cu", work / chapter.name / "broken.cu")
-        built_for = tool.chapter_architectures(chapter, "fixed")
-        if built_for:  # the build is part of the fix (chapter 28)
-            tool.write_architectures(work / chapter.name, chapter, built_for)
+        # fixed.cu, and the CMake lines about fixed, where the build is part
+        # of the fix (chapter 28)
+        tool.write_copy(chapter, work / chapter.name, "fixed")
     check = base + ["check", args.chapter] + args.check_options
     if args.build_only:
         check.append("--build-only")

@@ -304,34 +304,117 @@ class Sanitizer(unittest.TestCase):
             )
 
 
-class Building(unittest.TestCase):
-    def test_arch_flags(self):
-        self.assertEqual(
-            tool.arch_flags("75-real;80-real;90"),
-            [
-                "--generate-code=arch=compute_75,code=sm_75",
-                "--generate-code=arch=compute_80,code=sm_80",
-                "--generate-code=arch=compute_90,code=[sm_90,compute_90]",
-            ],
-        )
-        self.assertEqual(
-            tool.arch_flags("90a-virtual"),
-            ["--generate-code=arch=compute_90a,code=compute_90a"],
-        )
-        self.assertEqual(tool.arch_flags("native"), ["-arch=native"])
-        with self.assertRaises(tool.SetupError):
-            tool.arch_flags("sm_90")
+def code_only(text):
+    """A program without its comments and blank space, to compare the code
+    of two versions (both taken apart the same way)."""
+    text = re.sub(r"(?s)/\*.*?\*/", " ", text)
+    text = re.sub(r"//[^\n]*", " ", text)
+    return " ".join(text.split())
 
-    def test_build_command(self):
-        command = tool.build_command(
-            "nvcc", "x/broken.cu", "x/build/broken", "90", ROOT
-        )
-        for flag in ("-lineinfo", "-std=c++17", str(ROOT / "common")):
-            self.assertIn(flag, command)
 
-    def test_default_architectures_follow_the_build(self):
-        text = (ROOT / "cmake" / "clinic.cmake").read_text()
-        self.assertIn(f'"{tool.default_architectures(ROOT)}"', text)
+class TheCopy(unittest.TestCase):
+    """What `start` gives the learner: no BUG: text, a TODO: at the bug."""
+
+    def test_no_bug_text_and_a_todo_at_each_bug(self):
+        for chapter in tool.chapters(ROOT):
+            original = (chapter / "broken.cu").read_text()
+            copy = tool.learner_source(original, chapter)
+            with self.subTest(chapter=chapter.name):
+                self.assertNotIn("BUG:", copy)
+                self.assertNotIn("FIX:", copy)
+                self.assertEqual(copy.count("TODO:"),
+                                 original.count("BUG:"))
+                self.assertIn("\\brief Chapter %s, your exercise"
+                              % chapter.name[:2], copy)
+                self.assert_todo_at_each_bug(original, copy)
+                self.assertEqual(code_only(copy), code_only(original),
+                                 "the copy's code differs, not only comments")
+            cmake = tool.learner_cmake(
+                (chapter / "CMakeLists.txt").read_text(), chapter,
+                ROOT / "exercises" / chapter.name)
+            self.assertNotIn("BUG:", cmake)
+
+    def assert_todo_at_each_bug(self, original, copy):
+        """Where broken.cu has a BUG: comment alone on its lines, the copy
+        has a TODO: right above the same code line; where the comment
+        follows code, the copy's same code line ends with a TODO:."""
+        old, new = original.split("\n"), copy.split("\n")
+        at = 0
+        for i, line in enumerate(old):
+            if "BUG:" not in line:
+                continue
+            code = line.split("/*")[0].split("//")[0]
+            if code.strip():
+                match = [j for j, n in enumerate(new) if n.startswith(code)
+                         and tool.TODO_HERE in n]
+                self.assertTrue(match, line)
+                continue
+            end = i
+            while "*/" not in old[end] and "//" not in line:
+                end += 1
+            while line.lstrip().startswith("//") and \
+                    old[end + 1].lstrip().startswith("//"):
+                end += 1
+            after = [j for j in range(at + 1, len(new))
+                     if new[j] == old[end + 1]
+                     and tool.TODO_BELOW in new[j - 1]]
+            self.assertTrue(after, "no TODO: above " + old[end + 1])
+            at = after[0]
+
+    def test_comment_forms(self):
+        text = ("int a; /* BUG: short */\n"
+                "    /* BUG: long,\n       two lines */\n"
+                "    x = 1;\n"
+                "    // BUG: slashes,\n    // and more\n    y = 2;\n"
+                "    z = 3; // BUG: here\n"
+                "    // a comment that stays\n")
+        self.assertEqual(
+            tool.neutral_comments(text, "//"),
+            "int a; /* %s */\n    /* %s */\n    x = 1;\n"
+            "    // %s\n    y = 2;\n    z = 3; // %s\n"
+            "    // a comment that stays\n"
+            % (tool.TODO_HERE, tool.TODO_BELOW, tool.TODO_BELOW,
+               tool.TODO_HERE))
+        cmake = "# BUG: it. FIX: that.\n# more\nset(a 1)\n# other\n"
+        self.assertEqual(tool.neutral_comments(cmake, "#"),
+                         "# %s\nset(a 1)\n# other\n" % tool.TODO_BELOW)
+
+    def test_a_build_bug_is_part_of_the_exercise(self):
+        """Chapter 28's bug is in its CMakeLists.txt: the copy has it, with
+        the lines about broken and none about the programs it lacks; the
+        solved copy (fixed's lines) builds broken as the chapter builds
+        fixed."""
+        chapter = tool.find_chapter("28", ROOT)
+        text = (chapter / "CMakeLists.txt").read_text()
+        inside = ROOT / "exercises" / chapter.name
+        mine = tool.learner_cmake(text, chapter, inside)
+        self.assertIn(
+            "include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/clinic.cmake)",
+            mine)
+        self.assertIn("project(ch28_no_kernel_image", mine)
+        self.assertIn("ch28_broken PROPERTIES CUDA_ARCHITECTURES 75-real)",
+                      mine)
+        self.assertNotIn("ch28_fixed", mine)
+        solved = tool.learner_cmake(text, chapter, inside, "fixed")
+        self.assertIn("ch28_broken PROPERTIES CUDA_ARCHITECTURES 75)", solved)
+        self.assertNotIn("75-real", solved)
+        with tempfile.TemporaryDirectory() as folder:
+            elsewhere = tool.learner_cmake(text, chapter, Path(folder))
+            self.assertIn("include(%s)" % (ROOT / "cmake" / "clinic.cmake"),
+                          elsewhere)
+
+    def test_configure_command(self):
+        folder = Path("/x/exercises/28-no-kernel-image")
+        command = tool.configure_command(folder, "/cuda/bin/nvcc",
+                                         "75-real,90")
+        for word in ("-DCLINIC_EXERCISE=ON", "-DCMAKE_BUILD_TYPE=Release",
+                     "-DCMAKE_CUDA_COMPILER=/cuda/bin/nvcc",
+                     "-DCMAKE_CUDA_ARCHITECTURES=75-real;90", str(folder),
+                     str(folder / "build")):
+            self.assertIn(word, command)
+        self.assertEqual(
+            tool.build_command(folder, tool.find_chapter("28", ROOT))[-2:],
+            ["--target", "ch28_broken"])
 
 
 class CommandLine(unittest.TestCase):
@@ -409,7 +492,8 @@ class CommandsToRunNext(unittest.TestCase):
     def test_start_outside_the_repository(self):
         """`cd /tmp && .../tools/clinic-exercise start 01`, then the check
         command it printed, typed in the same folder, finds the copy (a
-        stand-in nvcc fails the build: not solved, not a setup error)."""
+        stand-in nvcc fails the configure: not solved, not a setup
+        error)."""
         with tempfile.TemporaryDirectory() as folder:
             started = subprocess.run(
                 [sys.executable, str(TOOL), "--exercises", "mine",
@@ -429,7 +513,7 @@ class CommandsToRunNext(unittest.TestCase):
             )
             self.assertEqual(checked.returncode, tool.NOT_SOLVED,
                              checked.stdout + checked.stderr)
-            self.assertIn("your copy does not compile", checked.stdout)
+            self.assertIn("CMake cannot configure your copy", checked.stdout)
             self.assertIn(f"run `{then}` again", checked.stdout)
 
 
@@ -444,8 +528,8 @@ class Chapters(unittest.TestCase):
             tool.find_chapter("99", ROOT)
 
     def test_every_chapter_has_a_hint(self):
-        """A short ## Hint right after the Fix section, before See it
-        yourself."""
+        """A short ## Hint right before the Fix section, which a learner
+        reads after it."""
         for chapter in CHAPTERS:
             text = (chapter / "README.md").read_text()
             with self.subTest(chapter=chapter.name):
@@ -455,10 +539,7 @@ class Chapters(unittest.TestCase):
                     len(hint), 500, "a hint is one or two sentences"
                 )
                 headings = re.findall(r"(?m)^## (.+)$", text)
-                self.assertEqual(headings[headings.index("Fix") + 1], "Hint")
-                self.assertLess(
-                    headings.index("Hint"), headings.index("See it yourself")
-                )
+                self.assertEqual(headings[headings.index("Hint") + 1], "Fix")
 
     def test_see_it_yourself_shows_the_exercise(self):
         for chapter in CHAPTERS:
@@ -485,9 +566,10 @@ class Chapters(unittest.TestCase):
             self.assertEqual(
                 tool.main(["--exercises", folder, "start", "01"]), 0
             )
-            self.assertEqual(
-                copy.read_bytes(), (chapter / "broken.cu").read_bytes()
-            )
+            fresh = tool.learner_source((chapter / "broken.cu").read_text(),
+                                        chapter)
+            self.assertEqual(copy.read_text(), fresh)
+            self.assertTrue((copy.parent / "CMakeLists.txt").exists())
             copy.write_text("my work\n")
             self.assertEqual(
                 tool.main(["--exercises", folder, "start", "01"]),
@@ -495,7 +577,8 @@ class Chapters(unittest.TestCase):
             )
             self.assertEqual(copy.read_text(), "my work\n")
             self.assertEqual(tool.exercise_state(chapter, folder), "started")
-            (copy.parent / ".solved").write_text(tool.digest(copy) + "\n")
+            (copy.parent / ".solved").write_text(
+                tool.digest(copy.parent) + "\n")
             self.assertEqual(tool.exercise_state(chapter, folder), "solved")
             copy.write_text("changed since\n")
             self.assertEqual(tool.exercise_state(chapter, folder), "started")
@@ -505,28 +588,7 @@ class Chapters(unittest.TestCase):
             self.assertEqual(
                 (copy.parent / "broken.cu.old").read_text(), "changed since\n"
             )
-            self.assertEqual(
-                copy.read_bytes(), (chapter / "broken.cu").read_bytes()
-            )
-
-    def test_a_build_bug_is_part_of_the_exercise(self):
-        """Chapter 28's bug is in its CMakeLists.txt: start hands the learner
-        what broken is built for, and check builds with what they write."""
-        chapter = tool.find_chapter("28", ROOT)
-        self.assertEqual(tool.chapter_architectures(chapter, "broken"),
-                         "75-real")
-        self.assertEqual(tool.chapter_architectures(chapter, "fixed"), "75")
-        self.assertIsNone(
-            tool.chapter_architectures(tool.find_chapter("01", ROOT),
-                                       "broken"))
-        with tempfile.TemporaryDirectory() as folder:
-            self.assertEqual(
-                tool.main(["--exercises", folder, "start", "28"]), 0)
-            mine = Path(folder) / chapter.name
-            self.assertEqual(tool.exercise_architectures(mine), "75-real")
-            tool.write_architectures(mine, chapter, "native")
-            self.assertEqual(tool.exercise_architectures(mine), "native")
-            self.assertIsNone(tool.exercise_architectures(Path(folder)))
+            self.assertEqual(copy.read_text(), fresh)
 
     def test_check_without_a_copy(self):
         with tempfile.TemporaryDirectory() as folder:

@@ -11,9 +11,10 @@ to-do list at once. Exits 1 when it found a problem, 0 otherwise.
 The rules, by the name printed in brackets (CONTRIBUTING.md says the same):
 
   folder      chapters/NN-slug, numbered 01, 02, ... without a gap.
-  files       broken.cu, fixed.cu, README.md and CMakeLists.txt exist; the
-              CMakeLists.txt calls clinic_chapter(); the README.md at the top
-              links the chapter from its chapter table.
+  files       broken.cu, fixed.cu, README.md, CMakeLists.txt and doctor.json
+              exist; the CMakeLists.txt calls clinic_chapter(); doctor.json
+              holds a JSON object; the README.md at the top links the chapter
+              from its chapter table.
   record      expected/<prog>.out exists for broken, fixed and every .py twin
               (and seeds/expected/<seed>.out for every seeds/q*.py); every
               expected/*.out ends with its closing line, `[exit status: N]`
@@ -32,9 +33,10 @@ The rules, by the name printed in brackets (CONTRIBUTING.md says the same):
               wider than 80 columns (characters, tabs to 8).
   diff        the fix is the smallest change (see check_fix_diff()).
   readme      the title `# NN · ...`; a `**Part: <part>.**` with a known
-              part; the sections Symptom, Cause, Fix, Hint, See it yourself,
-              PyCUDA, Sources, in that order (others may sit between); no
-              PyCUDA code block (```py...).
+              part; the sections Symptom, Cause, Hint, Fix, See it yourself,
+              PyCUDA, Sources, in that order (others may sit between): the
+              Hint before the Fix, so a learner meets it first; no PyCUDA
+              code block (```py...).
   transcript  every output block in the README is in a record, and the
               README quotes broken.out or fixed.out (see check_transcripts()).
   symptoms    docs/symptoms.md: no two rows with the same symptom (first
@@ -43,6 +45,7 @@ The rules, by the name printed in brackets (CONTRIBUTING.md says the same):
               check_symptom_index()).
 """
 
+import json
 import os
 import re
 import sys
@@ -51,10 +54,12 @@ PARTS = ("allocation", "pointers", "synchronization", "launch configuration",
          "structs", "streams and pinned memory",
          "staging of kernel-allocated memory", "silent device bugs",
          "the python boundary", "several gpus and managed memory")
-SECTIONS = ("Symptom", "Cause", "Fix", "Hint", "See it yourself", "PyCUDA",
+SECTIONS = ("Symptom", "Cause", "Hint", "Fix", "See it yourself", "PyCUDA",
             "Sources")
 SANITIZER_TOOLS = ("memcheck", "racecheck", "initcheck", "synccheck")
 WAIVER = "Why the fix is larger"
+HINT_FIRST = (": move '## Hint' above '## Fix', so that a learner doing the "
+              "exercise reads the hint before the answer")
 LENGTH_WAIVER = "Why the program is longer"
 MAX_LINES = 130
 MAX_COLUMNS = 80
@@ -427,8 +432,9 @@ def check_readme_structure(text, rel, num):
         if previous and headings[section] < headings[previous]:
             problems.append(Problem(rel, headings[section], "readme",
                                     "'## %s' must come after '## %s' "
-                                    "(order: %s)"
-                                    % (section, previous, ", ".join(SECTIONS))))
+                                    "(order: %s)%s"
+                                    % (section, previous, ", ".join(SECTIONS),
+                                       HINT_FIRST if section == "Fix" else "")))
         previous = section
     if "```py" in text:
         number = text[:text.index("```py")].count("\n") + 1
@@ -710,6 +716,26 @@ def chapter_folders(root, problems):
     return checked
 
 
+def check_doctor_data(chapter, rel):
+    """doctor.json, what tools/clinic-doctor knows of the chapter, is there
+    and holds a JSON object (the doctor's own tests check its fields)."""
+    where = rel + "/doctor.json"
+    path = os.path.join(chapter, "doctor.json")
+    if not os.path.exists(path):
+        return [Problem(where, 0, "files", "is missing: write what the clinic "
+                        "doctor should know of this chapter (docs/doctor.md "
+                        "says what it holds; copy another chapter's to start)")]
+    try:
+        data = json.loads(read_text(path))
+    except ValueError as error:
+        return [Problem(where, getattr(error, "lineno", 0), "files",
+                        "is not valid JSON: %s" % error)]
+    if not isinstance(data, dict):
+        return [Problem(where, 0, "files", "must hold a JSON object, "
+                        "{\"cause\": ..., \"confirm\": ..., ...}")]
+    return []
+
+
 def lint_chapter(root, name, top_readme):
     chapter = os.path.join(root, "chapters", name)
     rel = "chapters/" + name
@@ -722,6 +748,7 @@ def lint_chapter(root, name, top_readme):
     if os.path.exists(cmake) and "\nclinic_chapter(" not in read_text(cmake):
         problems.append(Problem(rel + "/CMakeLists.txt", 0, "files",
                                 "does not call clinic_chapter()"))
+    problems += check_doctor_data(chapter, rel)
 
     twins = sorted(f for f in os.listdir(chapter) if f.endswith(".py"))
     # A variant (clinic_chapter(VARIANTS ...)) shows a second form of the bug.

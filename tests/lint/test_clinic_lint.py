@@ -66,15 +66,15 @@ squares: 3 of 4 elements wrong
 
 Elements where bytes are due.
 
+## Hint
+
+Count bytes.
+
 ## Fix
 
 ```c
 size_t size = n * sizeof(int);
 ```
-
-## Hint
-
-Count bytes.
 
 ## See it yourself
 
@@ -121,6 +121,7 @@ ROW_GRAPH = 14  # the line of the Not covered yet row
 FILES = {
     "README.md": "| [01](chapters/01-sample/) | sample |\n",
     CH + "/CMakeLists.txt": "project(ch01)\nclinic_chapter()\n",
+    CH + "/doctor.json": '{"cause": "bytes", "confirm": "print it"}\n',
     CH + "/broken.cu": program("broken.cu", "Sample, broken.", BROKEN_BODY),
     CH + "/fixed.cu": program("fixed.cu", "Sample, fixed.", FIXED_BODY),
     CH + "/broken.py": "print('squares: 3 of 4 elements wrong')\n",
@@ -218,6 +219,17 @@ class Files(LintCase):
     def test_missing_file(self):
         self.remove("~/fixed.cu")
         self.expect("fixed.cu", "files", "is missing")
+
+    def test_missing_doctor_data(self):
+        self.remove("~/doctor.json")
+        self.expect("doctor.json", "files", "is missing",
+                    "what the clinic doctor should know")
+
+    def test_doctor_data_not_json(self):
+        self.write("~/doctor.json", '{\n  "cause": "bytes",\n}\n')
+        self.expect("doctor.json:3", "files", "is not valid JSON")
+        self.write("~/doctor.json", '["cause"]\n')
+        self.expect("doctor.json", "files", "must hold a JSON object")
 
     def test_cmake_without_clinic_chapter(self):
         self.write("~/CMakeLists.txt", "project(x)\n")
@@ -543,11 +555,23 @@ class Readme(LintCase):
 
     def test_sections_in_order(self):
         text = self.read("~/README.md")
+        pycuda = "## PyCUDA\n\nThe twins do the same.\n\n"
+        text = text.replace(pycuda, "").replace("## Symptom\n",
+                                                pycuda + "## Symptom\n")
+        self.write("~/README.md", text)
+        self.expect("README.md:5", "readme",
+                    "'## PyCUDA' must come after '## See it yourself'")
+
+    def test_hint_before_fix(self):
+        """The Hint comes before the Fix, with a message that says why."""
+        text = self.read("~/README.md")
         hint = "## Hint\n\nCount bytes.\n\n"
-        text = text.replace(hint, "").replace("## Fix\n", hint + "## Fix\n")
+        text = text.replace(hint, "").replace("## See it yourself\n",
+                                              hint + "## See it yourself\n")
         self.write("~/README.md", text)
         self.expect("README.md:18", "readme",
-                    "'## Hint' must come after '## Fix'")
+                    "'## Fix' must come after '## Hint'",
+                    "move '## Hint' above '## Fix'", "before the answer")
 
     def test_other_sections_may_sit_between(self):
         self.replace("~/README.md", "## Hint",
@@ -731,6 +755,10 @@ MUTANTS = [
      'programs = ["broken.cu", "fixed.cu"]'),
     ("variants_unchecked", "a variant's header and marker not checked",
      '(v, "BUG") for v in variants]', '(v, "BUG") for v in []]'),
+    ("no_doctor_data", "a chapter without doctor.json accepted",
+     "problems += check_doctor_data(chapter, rel)", "problems += []"),
+    ("doctor_data_any_json", "a doctor.json that is not an object accepted",
+     "    if not isinstance(data, dict):", "    if False:"),
     ("no_seed_records", "seed records not checked",
      "problems += lint_seeds(root)", "problems += []"),
     ("any_closing_line", "a record without its closing line accepted",
@@ -779,7 +807,9 @@ MUTANTS = [
     ("waiver_ignored", "the waiver not accepted",
      "    if waived:", "    if False:"),
     ("no_hint", "the Hint section not required",
-     '"Fix", "Hint", "See it yourself"', '"Fix", "See it yourself"'),
+     '"Hint", "Fix", "See it yourself"', '"Fix", "See it yourself"'),
+    ("hint_after_fix", "the Hint may follow the Fix",
+     '"Cause", "Hint", "Fix"', '"Cause", "Fix", "Hint"'),
     ("order_ignored", "sections in any order",
      "if previous and headings[section] < headings[previous]:", "if False:"),
     ("any_part", "any part accepted",
