@@ -1,4 +1,5 @@
-"""Unit tests of tools/clinic-doctor, run by `ctest -L doctor` without a GPU.
+"""Unit tests of tools/clinic-doctor (the package tools/clinic_doctor), run
+by `ctest -L doctor` without a GPU.
 
 The report parser and the routing are tested on real compute-sanitizer
 reports: the samples in samples/ (recorded on an H100/H200 by the doctor's
@@ -10,14 +11,13 @@ The bad-input tests run the doctor end to end with a stand-in program and a
 stand-in compute-sanitizer (samples/fake-sanitizer), so they need no GPU.
 """
 
-import importlib.machinery
-import importlib.util
 import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
+import types
 import unittest
 from pathlib import Path
 
@@ -28,19 +28,24 @@ RUNS = SAMPLES / "runs"  # the doctor's --keep folders from a GPU run
 DOCTOR = ROOT / "tools" / "clinic-doctor"
 sys.path.insert(0, str(ROOT / "tests" / "drivers"))
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT / "tools"))
 import doctor_gpu  # noqa: E402
+from clinic_doctor import chapters as chapter_data  # noqa: E402
+from clinic_doctor import evidence, program, ranking  # noqa: E402
+from clinic_doctor import reports as parsing, sanitizer  # noqa: E402
+from clinic_doctor import examine as examination  # noqa: E402
 
 
-def load_tool():
-    loader = importlib.machinery.SourceFileLoader("clinic_doctor",
-                                                  str(DOCTOR))
-    spec = importlib.util.spec_from_loader("clinic_doctor", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-doctor = load_tool()
+# The doctor's functions the tests call, by the names they had when the
+# doctor was one file.
+doctor = types.SimpleNamespace(
+    address_facts=parsing.address_facts, parse_report=parsing.parse_report,
+    consequences=ranking.consequences, diagnose=examination.diagnose,
+    finish=lambda report, started, _args: examination.finish(report,
+                                                             started),
+    load_chapters=chapter_data.load_chapters, validate=chapter_data.validate,
+    run_facts=evidence.run_facts, script_of=program.script_of,
+    SANITIZER_TOOLS=sanitizer.TOOLS)
 CHAPTERS = doctor.load_chapters(ROOT)
 # What the doctor is told about the GPU in the end-to-end tests.
 FAKE_GPU = json.dumps({"driver": 13000, "devices": 1,

@@ -1,0 +1,190 @@
+"""Findings to chapters: each finding's chapters scored by the signs of the
+chapters' data, the suspects in order, and the silent causes no tool sees."""
+
+import re
+
+from .sanitizer import TOOLS
+
+# What a call returns after a kernel faulted.
+KERNEL_FAULTS = (
+    "cudaErrorLaunchFailure",
+    "cudaErrorIllegalAddress",
+    "cudaErrorIllegalInstruction",
+    "cudaErrorMisalignedAddress",
+    "cudaErrorInvalidAddressSpace",
+    "cudaErrorInvalidPc",
+    "cudaErrorHardwareStackError",
+    "cudaErrorAssert",
+)
+
+
+def sign_matches(sign, text, facts):
+    need = sign.get("facts", [])
+    if not all(f in facts for f in need):
+        return False
+    if "match" in sign:
+        return re.search(sign["match"], text, re.M) is not None
+    return True
+
+
+def said(sign):
+    return sign.get("says", sign.get("match", ""))
+
+
+def score_chapters(chapters, where, text, facts, context):
+    """{number: (score, [why...])} for one finding. <where> is the tool (or
+    "run"); context holds the program's output and source for the signs
+    that only strengthen a chapter already suspected."""
+    scores = {}
+    for chapter in chapters:
+        total, why = 0, []
+        for sign in chapter.get("signs", []):
+            if sign["in"] == where and sign_matches(sign, text, facts):
+                total += sign.get("score", 1)
+                why.append(said(sign))
+        if total <= 0:
+            continue
+        for sign in chapter.get("signs", []):
+            place = sign["in"]
+            if place in ("output", "source") and sign_matches(
+                sign, context.get(place, ""), facts
+            ):
+                total += sign.get("score", 1)
+                why.append(said(sign))
+        scores[chapter["number"]] = (total, why)
+    return scores
+
+
+def ranked(scores):
+    return sorted(scores.items(), key=lambda kv: (-kv[1][0], kv[0]))
+
+
+def chapter_ref(chapter, score=None, why=()):
+    ref = {"number": chapter["number"], "title": chapter["title"],
+           "cause": chapter["cause"], "readme": chapter["readme"],
+           "page": chapter["page"], "confirm": chapter["confirm"]}
+    if score is not None:
+        ref["score"] = score
+        ref["why"] = [w for w in why if w]
+    return ref
+
+
+def tool_finding(group, chapters, by_number, global_facts, context):
+    """The finding of one group of sanitizer records."""
+    facts = set(group["facts"]) | global_facts
+    scores = score_chapters(chapters, group["tool"], group["text"], facts,
+                            context)
+    finding = {
+        "source": group["tool"], "kind": group["kind"],
+        "summary": group["headline"], "count": group["count"],
+        "kernel": group["kernel"], "file": group["file"],
+        "line": group["line"], "api": group["api"],
+        "error": group["error"], "address": group["address"],
+        "facts": group["facts"],
+        "evidence": "\n".join(group["lines"][:10]),
+        "chapters": [chapter_ref(by_number[n], s, w)
+                     for n, (s, w) in ranked(scores)],
+    }
+    if group["kind"] in ("invalid-access", "uninitialized-read",
+                         "race", "barrier") and not group["file"]:
+        finding["lineinfo"] = (
+            "the report has no file:line: build with nvcc -lineinfo "
+            "(CMake: target_compile_options(<target> PRIVATE -lineinfo))"
+            " and run the doctor again"
+        )
+    return finding
+
+
+def build_findings(chapters, groups, global_facts, observations, context):
+    """Tool findings and run findings, each with its ranked chapters."""
+    by_number = {c["number"]: c for c in chapters}
+    findings = [tool_finding(g, chapters, by_number, global_facts, context)
+                for g in groups]
+    for fact, what, evidence in observations:
+        scores = score_chapters(chapters, "run", fact, global_facts | {fact},
+                                context)
+        findings.append({
+            "source": "runs", "kind": fact, "summary": what.splitlines()[0],
+            "count": 1, "evidence": what + ("\n" + evidence if evidence
+                                            and evidence not in what else ""),
+            "facts": [fact],
+            "chapters": [chapter_ref(by_number[n], s, w)
+                         for n, (s, w) in ranked(scores)],
+        })
+    findings.sort(key=lambda f: -(f["chapters"][0]["score"]
+                                  if f["chapters"] else 0))
+    return findings
+
+
+def suspects(findings):
+    """The chapters named, most likely first: each finding's first chapter in
+    finding order, then the alternatives."""
+    order = []
+    for finding in findings:
+        if finding["chapters"]:
+            n = finding["chapters"][0]["number"]
+            if n not in order:
+                order.append(n)
+    for finding in findings:
+        for ref in finding["chapters"][1:]:
+            if ref["number"] not in order:
+                order.append(ref["number"])
+    return order
+
+
+def silent_causes(chapters, facts, context):
+    """The chapters whose bug no tool sees, ordered by what the runs showed:
+    [(chapter_ref, score, [why])]."""
+    listed = []
+    for chapter in chapters:
+        silent = chapter.get("silent")
+        if not silent:
+            continue
+        total, why = 0, []
+        for sign in chapter.get("signs", []):
+            place = sign["in"]
+            if place not in ("run", "output", "source"):
+                continue
+            text = context.get(place, "") if place != "run" else ""
+            if place == "run" and "match" in sign:
+                continue
+            if sign_matches(sign, text, facts):
+                total += sign.get("score", 1)
+                why.append(said(sign))
+        listed.append((chapter, total + silent.get("prior", 0), why))
+    listed.sort(key=lambda t: (-t[1], t[0]["number"]))
+    return [dict(chapter_ref(c), symptom=c["silent"]["symptom"], score=s,
+                 why=w) for c, s, w in listed]
+
+
+def consequences(records, plain):
+    """Drops the records that follow from another: the failed calls after a
+    kernel that memcheck stopped (it aborts the kernel at its first bad
+    access), and leaks of a program that stopped early on an error. Returns
+    (records kept, notes on what was dropped)."""
+    kept, notes = [], []
+    device_side = {r["tool"] for r in records
+                   if r["kind"] in ("invalid-access", "device-heap",
+                                    "device-fault")}
+    after = [r for r in records if r["kind"] == "api-error" and (
+        (r["tool"] in device_side and r["error"] in KERNEL_FAULTS)
+        or r["api"] in ("cudaGetLastError", "cudaPeekAtLastError"))]
+    leaks = [r for r in records if r["kind"] == "leak"]
+    early = plain["code"] != 0
+    for r in records:
+        if r in after or (r in leaks and early):
+            continue
+        kept.append(r)
+    if after:
+        calls = sorted({r["api"] for r in after})
+        notes.append(f"{len(after)} CUDA call(s) ({', '.join(calls)}) failed "
+                     "after the kernel fault: consequences, not causes")
+    if leaks and early:
+        notes.append(f"memcheck found {len(leaks)} leak(s): the program "
+                     "stopped early (exit status "
+                     f"{plain['status']}) without freeing its memory")
+    return kept, notes
+
+
+def tool_saw(findings):
+    return any(f["source"] in TOOLS for f in findings)
