@@ -402,10 +402,13 @@ class BadInput(unittest.TestCase):
         self.assertIn("not a clean bill of health", p.stdout)
 
     def test_not_a_cuda_program(self):
+        """A program is examined whatever its binary holds; the trace,
+        which sees no CUDA call, says it is not a CUDA program."""
         true = "/bin/true" if os.path.exists("/bin/true") else "/usr/bin/true"
-        p = self.doctor("--", true)
+        p = self.doctor("--trace-library", __file__, "--", true)
         self.assertEqual(p.returncode, 2)
         self.assertIn("not a CUDA program", p.stdout)
+        self.assertIn("the trace saw no CUDA call", p.stdout)
 
     def test_no_program_named(self):
         self.assertEqual(self.doctor().returncode, 2)
@@ -539,7 +542,8 @@ class BadInput(unittest.TestCase):
                 report = json.loads(p.stdout)
                 self.assertEqual(p.returncode, 1, p.stdout)
                 self.assertEqual(report["exit"], 1)
-                self.assertFalse(report["cannot_examine"])
+                for text in report["cannot_examine"]:
+                    self.assertIn("trace unavailable", text)
                 self.assertEqual(report["findings"][0]["kind"],
                                  "no-kernel-image")
                 self.assertEqual(report["suspects"][0], "28")

@@ -8,6 +8,8 @@ Exit status: 0 no finding, 1 findings, 2 the program could not be examined
 
 import argparse
 import os
+import re
+import signal
 import sys
 import time
 from pathlib import Path
@@ -15,6 +17,7 @@ from pathlib import Path
 from . import CANNOT_EXAMINE, ROOT, CannotExamine
 from .examine import examine, finish
 from .report import as_json, render
+from .runs import stop_all
 from .sanitizer import TOOLS
 
 DESCRIPTION = ("The clinic doctor: run your own CUDA program several ways "
@@ -54,6 +57,13 @@ def parser():
     add("--keep", help="a folder to keep the sanitizer reports in")
     add("--json", action="store_true", help="print the findings as JSON")
     add("--root", type=Path, default=ROOT, help=argparse.SUPPRESS)
+    add("--budget", type=float, default=60,
+        help="seconds the whole examination may take (default 60): a run "
+        "or tool that does not finish in its share is stopped, and the "
+        "report says so")
+    add("--trace-library", help="the API trace library "
+        "(libclinic_trace.so; default: $CLINIC_TRACE_LIBRARY, else the "
+        "project's build)")
     add("--output-limit", type=int, default=64, metavar="MIB",
         help="MiB a run may write before it is stopped (default "
         "%(default)s)")
@@ -80,7 +90,25 @@ def parse(argv):
             p.error(f"unknown sanitizer tool '{tool}'")
     if args.repeat < 1:
         p.error("--repeat must be at least 1")
+    check_inputs(p, args)
     return args
+
+
+def check_inputs(p, args):
+    """Input errors, caught before anything runs: argparse's error() says
+    what is wrong and exits 2."""
+    if args.ignore is not None:
+        try:
+            re.compile(args.ignore)
+        except re.error as error:
+            p.error(f"--ignore {args.ignore!r} is not a regular expression: "
+                    f"{error}")
+    if args.keep and os.path.exists(args.keep) and not os.path.isdir(
+            args.keep):
+        p.error(f"--keep {args.keep}: a file of that name exists; name a "
+                "folder")
+    if args.budget <= 0 or args.timeout <= 0 or args.tool_timeout <= 0:
+        p.error("--budget, --timeout and --tool-timeout must be positive")
 
 
 def write(report, args):
@@ -96,11 +124,18 @@ def write(report, args):
         os.dup2(devnull, sys.stdout.fileno())
 
 
+def terminated(signum, frame):
+    """SIGTERM: stop like Ctrl-C, taking the examined program's process
+    group with the doctor."""
+    raise KeyboardInterrupt
+
+
 def main(argv=None):
     args = parse(argv)
     if args is None:
         return CANNOT_EXAMINE
     command = args.command
+    previous = signal.signal(signal.SIGTERM, terminated)
     try:
         report = examine(args, command)
     except CannotExamine as error:
@@ -109,7 +144,11 @@ def main(argv=None):
                   "seconds": 0.0}
         report = finish(report, time.monotonic())
     except KeyboardInterrupt:
-        print("clinic-doctor: interrupted", file=sys.stderr)
+        stop_all()
+        print("clinic-doctor: interrupted; the examined program was stopped",
+              file=sys.stderr)
         return CANNOT_EXAMINE
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     write(report, args)
     return report["exit"]

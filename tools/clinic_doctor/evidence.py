@@ -8,9 +8,16 @@ import re
 from .runs import result_transcript as transcript
 
 CUDA_ERROR = re.compile(r"\b(cudaError[A-Z][A-Za-z]+|CUDA_ERROR_[A-Z_]+)\b")
-# A number followed by a time or rate unit: a timing, which differs between
-# runs. The units a program may print them in.
-TIME_UNITS = r"(?:ns|us|ms|s|GB/s|GiB/s|MB/s)"
+# A number followed by a time or rate unit is a timing, which differs
+# between runs: masked before runs are compared. Longer units first.
+TIME_UNITS = (
+    r"(?:[kKMGTP]i?(?:B|b|Flop|FLOP|flop|op|OP)s?/s|[kKMGTP]?FLOPS|"
+    r"[kKMGTP]?[Ff]lops|[kKMGT]?(?:ops|it|iter|elem|elements|B|bytes)/s|"
+    r"nanoseconds?|microseconds?|milliseconds?|seconds?|minutes?|"
+    r"hours?|nsecs?|usecs?|msecs?|secs?|mins?|ns|us|µs|μs|ms|s)"
+)
+TIMING = re.compile(r"[-+]?[0-9]+(?:[.,][0-9]+)*(?:[eE][-+]?[0-9]+)?\s*"
+                    + TIME_UNITS + r"(?![A-Za-z0-9])")
 
 
 def comparable(result, ignore):
@@ -21,7 +28,7 @@ def comparable(result, ignore):
         if ignore and re.search(ignore, line):
             continue
         line = re.sub(r"0x[0-9a-fA-F]+", "0x...", line)
-        line = re.sub(r"[0-9.]+\s*" + TIME_UNITS + r"\b", "<t>", line)
+        line = TIMING.sub("<t>", line)
         lines.append(line)
     return "\n".join(lines)
 
@@ -98,15 +105,24 @@ def blocking_facts(plain, blocking, ignore, facts, seen):
                      diff_text(text, b_text, "plain", "blocking")))
 
 
+def comparable_run(result):
+    """A run that ended by itself: one stopped at the time or output limit
+    (or never made, for the time budget) is not compared."""
+    return result is not None and not result["timed_out"] and not (
+        result["too_much"] or result.get("skipped"))
+
+
 def run_facts(plain, blocking, repeats, ignore, wrong_result):
     """Facts about the plain, blocking and repeated runs, and a note on each
     observation that is a finding of its own: (facts, observations)."""
     facts, seen = set(), []
     plain_facts(plain, wrong_result, facts, seen)
-    if blocking is not None and not blocking["timed_out"]:
+    if blocking is not None and comparable_run(blocking):
         blocking_facts(plain, blocking, ignore, facts, seen)
+    if not comparable_run(plain):
+        return facts, seen
     base = comparable(plain, ignore)
-    differing = [r for r in repeats if not r["timed_out"]
+    differing = [r for r in repeats if comparable_run(r)
                  and comparable(r, ignore) != base]
     if differing:
         facts.add("differs-between-runs")

@@ -1,6 +1,7 @@
 """The examination: the runs, the tools, and the diagnosis that turns what
 they saw into findings."""
 
+import concurrent.futures
 import re
 import shutil
 import tempfile
@@ -10,6 +11,7 @@ from pathlib import Path
 from . import CANNOT_EXAMINE, FINDINGS, NO_FINDING, CannotExamine
 from . import chapters as chapter_data
 from . import environment, evidence, program, ranking, reports, runs
+from . import trace, tracerun
 from . import sanitizer as sanitizers
 from .runs import result_transcript as transcript
 
@@ -22,6 +24,21 @@ NO_IMAGE_ERRORS = (
 )
 
 
+class Clock:
+    """The examination's time budget (--budget): each run gets at most what
+    is left, or a share of it."""
+
+    def __init__(self, budget):
+        self.budget = budget
+        self.deadline = time.monotonic() + budget
+
+    def left(self):
+        return self.deadline - time.monotonic()
+
+    def limit(self, own, share=1.0):
+        return max(0.0, min(own, self.left() * share))
+
+
 def run_program(command, args, scratch, env_extra=None, timeout=None):
     """One run of the examined command under the doctor's limits."""
     try:
@@ -30,6 +47,13 @@ def run_program(command, args, scratch, env_extra=None, timeout=None):
                         keep=(KEEP_HEAD, KEEP_TAIL))
     except OSError as error:
         raise CannotExamine(f"cannot start {command[0]}: {error}")
+
+
+def skipped_run(why):
+    """A run the time budget left no room for."""
+    return {"out": "", "err": "", "status": f"not made: {why}", "code": None,
+            "signal": None, "seconds": 0.0, "timed_out": False,
+            "too_much": False, "sizes": (0, 0), "skipped": True}
 
 
 def find_sources(names, given, program_path):
@@ -73,28 +97,40 @@ def keep_transcripts(keep, plain, blocking, repeats):
         (folder / f"run{i}.out").write_text(transcript(r))
 
 
-def plain_runs(report, args, command, scratch):
-    """The blocking run and the repeats (the plain one is made before)."""
-    blocking = run_program(command, args, scratch,
-                           {"CUDA_LAUNCH_BLOCKING": "1"})
+def plain_runs(report, args, command, scratch, clock, plain):
+    """The blocking run and the repeats (the plain one is made before),
+    each while the budget leaves room for one more plain run."""
+    def one(env=None):
+        need = max(1.0, plain["seconds"] * 1.5)
+        if clock.left() < need:
+            return skipped_run("the time budget was spent")
+        return run_program(command, args, scratch, env,
+                           clock.limit(args.timeout))
+
+    blocking = one({"CUDA_LAUNCH_BLOCKING": "1"})
     report["runs"]["blocking"] = summary_of(blocking)
-    repeats = [run_program(command, args, scratch)
-               for _ in range(max(0, args.repeat - 1))]
+    repeats = [one() for _ in range(max(0, args.repeat - 1))]
     report["runs"]["repeats"] = [summary_of(r) for r in repeats]
+    if any(r.get("skipped") for r in [blocking] + repeats):
+        report["notes"].append(
+            f"the time budget ({args.budget:g} s, --budget) left no room "
+            "for every plain run: the ones not made are left out")
     return blocking, repeats
 
 
-def tool_runs(report, args, command, scratch, sanitizer, problems):
+def tool_runs(report, args, command, scratch, sanitizer, clock):
     """The sanitizer tools' runs and what keeps their verdict incomplete."""
     records, info = [], {}
     if sanitizer:
-        limits = {"timeout": args.tool_timeout,
+        share = clock.limit(args.tool_timeout) - 1.0
+        limits = {"timeout": max(share, 1.0),
                   "output_limit": args.output_limit << 20,
-                  "keep": (KEEP_HEAD, KEEP_TAIL)}
+                  "keep": (KEEP_HEAD, KEEP_TAIL),
+                  "why": (f"its share of the {args.budget:g} s time budget "
+                          "(--budget)" if share < args.tool_timeout - 1.0
+                          else "its time limit (--tool-timeout)")}
         records, info = sanitizers.run_tools(sanitizer, args.tools, command,
                                              scratch, limits, args.keep)
-    else:
-        report["cannot_examine"] = [t for _, t in problems]
     report["runs"]["sanitizer"] = info
     for tool, entry in info.items():
         if entry.get("problem"):
@@ -102,8 +138,9 @@ def tool_runs(report, args, command, scratch, sanitizer, problems):
     unfinished = [t for t, r in info.items() if r.get("problem")]
     if unfinished:
         report["cannot_examine"].append(
-            f"{', '.join(unfinished)} did not finish: a program "
-            "without findings from the others is not declared clean")
+            f"{', '.join(unfinished)} did not finish: the findings below "
+            "come from the other runs, and a program without findings is "
+            "not declared clean")
     if any(r.get("not_cuda") for r in info.values()):
         report["cannot_examine"].append(
             "compute-sanitizer says the program never used CUDA: it is "
@@ -122,41 +159,111 @@ def no_image_note(report, probe):
             "-DCMAKE_CUDA_ARCHITECTURES=native, or nvcc -arch=native")
 
 
+# The last line of a Python traceback that is not CUDA's: the program
+# failed before it did CUDA work (when the trace, if any, agrees).
+EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Warning))"
+                       r"\b(.*)$")
+CUDA_EXCEPTION = re.compile(r"cuda|CUDA|cupy|pycuda|numba\.cuda|cuBLAS|NCCL|"
+                            r"LogicError|LaunchError|MemoryError|OutOfMemory")
+BEFORE_CUDA = ("ImportError", "ModuleNotFoundError", "AttributeError",
+               "NameError", "SyntaxError", "IndentationError",
+               "FileNotFoundError", "PermissionError")
+
+
+def early_failure(plain, found):
+    """The traceback's last line of a program that failed before it did
+    CUDA work with an exception that is not CUDA's, or None."""
+    if "Traceback (most recent call last):" not in plain["err"]:
+        return None
+    lines = [x.strip() for x in plain["err"].splitlines() if x.strip()]
+    m = EXCEPTION.match(lines[-1]) if lines else None
+    if not m:
+        return None
+    plain_python = m.group(1).split(".")[-1] in BEFORE_CUDA
+    if not plain_python and CUDA_EXCEPTION.search(lines[-1]):
+        return None  # CUDA's own error: the runs and tools judge it
+    if found is not None:
+        return None if tracerun.did_cuda_work(found) else lines[-1]
+    return lines[-1] if plain_python else None
+
+
+def trace_status(report, found, library, trace_result):
+    """Notes and gaps of the trace run: never "clean" without it."""
+    if not library:
+        report["cannot_examine"].append(
+            "trace unavailable: the API trace library (libclinic_trace.so) "
+            "was not found (build the project where CUPTI is installed, or "
+            "pass --trace-library)")
+        return
+    why = trace.unavailable(found)
+    if why:
+        report["cannot_examine"].append(f"trace unavailable: {why}")
+    elif trace_result and not trace_result["timed_out"] and not found[
+            "api"] and not trace_result.get("skipped"):
+        report["cannot_examine"].append(
+            "the trace saw no CUDA call: the program is not a CUDA program, "
+            "or it stopped before its first CUDA call")
+    for process in found["api"]:
+        if process["dropped"]:
+            report["notes"].append(
+                f"trace of process {process['pid']}: the record cap was "
+                f"reached, {sum(process['dropped'].values())} calls not "
+                "logged")
+        if not process["complete"]:
+            report["notes"].append(
+                f"trace of process {process['pid']} ends without its end "
+                "record: the process crashed or was stopped")
+
+
+def fatal(report, plain, texts, started):
+    report["cannot_examine"] += texts
+    report["runs"]["plain"]["transcript"] = excerpt(transcript(plain))
+    return finish(report, started)
+
+
 def examine(args, command):
     chapters = chapter_data.load_chapters(args.root)
     program_path = program.check_program(command)
     scratch = tempfile.mkdtemp(prefix="clinic-doctor-")
-    started = time.monotonic()
+    started, clock = time.monotonic(), Clock(args.budget)
     report = {"program": command, "runs": {}, "findings": [], "notes": [],
               "cannot_examine": [], "environment": {}}
     try:
-        probe = environment.probe_driver()
+        probe = environment.probe_driver(timeout=clock.limit(30, 0.5))
         report["environment"] = probe
-        plain = run_program(command, args, scratch)
+        plain = run_program(command, args, scratch,
+                            timeout=clock.limit(args.timeout, 0.4))
         report["runs"]["plain"] = summary_of(plain)
         sanitizer = (sanitizers.find_sanitizer(args.sanitizer)
                      if args.tools else None)
         problems = environment.environment_problems(probe, plain, sanitizer,
                                                     args.tools)
         if [p for p in problems if p[0] != "no-sanitizer"]:
-            report["cannot_examine"] = [t for _, t in problems]
-            report["runs"]["plain"]["transcript"] = excerpt(transcript(plain))
-            return finish(report, started)
+            return fatal(report, plain, [t for _, t in problems], started)
+        library = trace.find_library(args.trace_library)
+        traced, found = tracerun.run_trace(
+            lambda env: run_program(command, args, scratch, env,
+                                    clock.limit(args.timeout, 0.5)),
+            library, program.is_python(command), scratch)
+        failure = early_failure(plain, found)
+        if failure:
+            return fatal(report, plain, ["the program failed before it did "
+                                         f"CUDA work: {failure}"], started)
+        report["cannot_examine"] += [t for _, t in problems]
+        if found is not None or not library:
+            trace_status(report, found, library, traced)
         if plain["too_much"]:
             report["notes"].append(
-                f"the program wrote more than {args.output_limit} MiB and "
-                "was stopped; the doctor read its first and last lines")
-        blocking, repeats = plain_runs(report, args, command, scratch)
-        if args.keep:
-            keep_transcripts(args.keep, plain, blocking, repeats)
+                f"output cut: the program wrote more than {args.output_limit}"
+                " MiB and was stopped there; the doctor read its first and "
+                "last lines")
+        blocking, repeats, records = concurrent_runs(
+            report, args, command, scratch, clock, plain, sanitizer)
         facts, observations = evidence.run_facts(
             plain, blocking, repeats, args.ignore, args.wrong_result)
-        records = tool_runs(report, args, command, scratch, sanitizer,
-                            problems)
-        script = program.script_of(command)
-        sources = list(args.source) + ([script] if script else [])
         diagnose(report, chapters, records, facts, observations, plain,
-                 sources, script or program_path)
+                 sources_of(args, command, program_path), program_path,
+                 found=found)
         no_image_note(report, probe)
         report["plain_output"] = excerpt(transcript(plain))
         return finish(report, started)
@@ -164,11 +271,49 @@ def examine(args, command):
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+def concurrent_runs(report, args, command, scratch, clock, plain, sanitizer):
+    """The sanitizer tools, in parallel with the blocking and repeated
+    runs: (blocking, repeats, sanitizer records)."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        tools = pool.submit(tool_runs, report, args, command, scratch,
+                            sanitizer, clock)
+        try:
+            blocking, repeats = plain_runs(report, args, command, scratch,
+                                           clock, plain)
+            records = tools.result()
+        except BaseException:
+            runs.stop_all()
+            raise
+    if args.keep:
+        keep_transcripts(args.keep, plain, blocking, repeats)
+    return blocking, repeats, records
+
+
+def sources_of(args, command, program_path):
+    """The files read for hints: --source, the script of a Python program,
+    and a compiled program's own source (named in its binary or beside
+    it)."""
+    script = program.script_of(command)
+    sources = list(args.source) + ([script] if script else [])
+    if not script and not program.INTERPRETERS.match(
+            Path(program_path).name):
+        sources += program.own_sources(program_path)
+    return sources
+
+
+def normalised(source):
+    """Source text with the blanks after commas and parentheses removed, so
+    that a sign's regex cannot take a blank for an argument
+    (cudaMemset(d, 0, n) is cudaMemset(d,0,n))."""
+    return re.sub(r"([,(])[ \t]+", r"\1", source)
+
+
 def diagnose(report, chapters, records, facts, observations, plain,
-             sources=(), program_path=".", source_text=None):
+             sources=(), program_path=".", source_text=None, found=None):
     """Fills report's facts, findings, silent causes and suspects from the
-    sanitizer records and the runs' facts and observations. It is also the
-    doctor offline (the tests route recorded reports with it)."""
+    sanitizer records, the runs' facts and observations and the trace. It
+    is also the doctor offline (the tests route recorded reports and
+    traces with it)."""
     for record in records:
         if record["api"]:
             facts.add(f"failed:{record['api']}:{record['error']}")
@@ -181,25 +326,47 @@ def diagnose(report, chapters, records, facts, observations, plain,
     observations = list(observations) + no_image_observation(records,
                                                              out_text)
     if source_text is None:
-        # The lookbehind starts a name only where a word starts: without it a
-        # long line of word characters takes quadratic time.
-        names = set(re.findall(r"(?<![\w.-])([\w.-]+\.(?:cu|cuh|cpp|cc|c)):"
-                               r"[0-9]+",
-                               out_text + "\n".join(r["text"]
-                                                    for r in records)))
-        source_text = find_sources(names, sources, program_path)
-    context = {"output": out_text, "source": source_text}
+        source_text = read_sources(out_text, records, sources, program_path)
+    context = {"output": out_text, "source": normalised(source_text)}
+    trace_found = traced_findings(report, found, source_text)
+    context["trace_chapters"] = [f["chapter"] for f in trace_found]
     report["facts"] = sorted(facts)
-    records, dropped = ranking.consequences(records, plain)
+    libs = [lib for p in (found or {}).get("py", []) for lib in p["libs"]]
+    records, dropped = ranking.consequences(
+        records, plain, ranking.pooled_libraries(source_text, libs))
     report.setdefault("notes", []).extend(dropped)
     groups = reports.group_records(records)
-    report["findings"] = ranking.build_findings(chapters, groups, facts,
-                                                observations, context)
-    if not ranking.tool_saw(report["findings"]) and "wrong-result" in facts:
+    report["findings"] = ranking.build_findings(
+        chapters, groups, facts, observations, context,
+        [f for f in trace_found if f["strength"] == "strong"])
+    if not ranking.tool_saw(report["findings"]) and (
+            "wrong-result" in facts):
         report["silent_causes"] = ranking.silent_causes(chapters, facts,
                                                         context)
     report["suspects"] = ranking.suspects(report["findings"])
     return report
+
+
+def read_sources(out_text, records, sources, program_path):
+    """The text of the sources: the given ones and those the output and
+    the reports name."""
+    # The lookbehind starts a name only where a word starts: without it a
+    # long line of word characters takes quadratic time.
+    names = set(re.findall(r"(?<![\w.-])([\w.-]+\.(?:cu|cuh|cpp|cc|c)):"
+                           r"[0-9]+",
+                           out_text + "\n".join(r["text"] for r in records)))
+    return find_sources(names, sources, program_path)
+
+
+def traced_findings(report, found, source_text):
+    """The trace rules' findings, kept in the report (JSON: "trace")."""
+    if not found:
+        return []
+    result = tracerun.findings(found, {"source": source_text})
+    report["trace"] = {"processes": len(found["api"]),
+                       "python_processes": len(found["py"]),
+                       "findings": result}
+    return result
 
 
 def no_image_observation(records, out_text):
@@ -231,7 +398,8 @@ def excerpt(text, lines=30):
 
 def finish(report, started):
     report["seconds"] = round(time.monotonic() - started, 1)
-    if report["cannot_examine"] and not report["findings"]:
+    if report["cannot_examine"] and not report["findings"] and not (
+            report.get("silent_causes")):
         report["exit"] = CANNOT_EXAMINE
         report["verdict"] = "could not examine the program"
     elif report["findings"]:

@@ -37,8 +37,11 @@ def is_cuda_program(path):
 
 
 def check_program(command):
-    """The program path; raises CannotExamine for a missing path, a
-    non-executable file, or an ELF program with no CUDA in it."""
+    """The program path; raises CannotExamine for a missing path, a folder
+    or a non-executable file. Whether it uses CUDA is judged from what it
+    does (the trace, the sanitizer), not from the binary: a launcher
+    (mpirun, make, time) or a program whose kernels live in a shared
+    library holds no GPU code itself."""
     name = command[0]
     path = shutil.which(name) if "/" not in name else name
     if not path or not os.path.exists(path):
@@ -47,13 +50,6 @@ def check_program(command):
         raise CannotExamine(f"{name} is a folder, not a program")
     if not os.access(path, os.X_OK):
         raise CannotExamine(f"{name} is not executable (chmod +x?)")
-    if INTERPRETERS.match(os.path.basename(path)):
-        return path
-    if is_cuda_program(path) is False:
-        raise CannotExamine(
-            f"{name} is not a CUDA program: it holds no GPU code and does "
-            "not link the CUDA runtime"
-        )
     return path
 
 
@@ -74,3 +70,43 @@ def script_of(command):
     if os.path.isfile(name) and is_cuda_program(name) is None:
         return name
     return None
+
+
+def is_python(command):
+    """True for python3 script.py, env python3 ..., or a script whose
+    first line names Python."""
+    words = [os.path.basename(w) for w in command[:3]]
+    if re.match(r"^(python|pypy)", words[0]) or (
+            words[0] == "env" and any(re.match(r"^(python|pypy)", w)
+                                      for w in words[1:])):
+        return True
+    script = script_of(command)
+    try:
+        with open(script or "", "rb") as f:
+            return b"python" in f.readline()
+    except OSError:
+        return False
+
+
+SOURCE_PATH = re.compile(rb"(/[\w./+-]+\.(?:cu|cuh|cpp|cc|c))\x00")
+
+
+def own_sources(program_path, limit=64 << 20):
+    """The program's own source files: those its binary names (nvcc and
+    __FILE__ put the absolute paths in), and those beside it with its name
+    (./app next to app.cu). At most eight."""
+    found = []
+    try:
+        with open(program_path, "rb") as f:
+            data = f.read(limit)
+    except OSError:
+        data = b""
+    for m in SOURCE_PATH.finditer(data):
+        path = m.group(1).decode(errors="replace")
+        if path not in found and os.path.isfile(path):
+            found.append(path)
+    stem = os.path.splitext(program_path)[0]
+    for suffix in (".cu", ".cpp", ".cc", ".c", ".py"):
+        if os.path.isfile(stem + suffix) and stem + suffix not in found:
+            found.append(stem + suffix)
+    return found[:8]

@@ -18,6 +18,28 @@ KERNEL_FAULTS = (
 )
 
 
+# Calls that libraries make to probe what the driver offers, whose failure
+# the library expects and handles: consequences, never findings (PyCUDA asks
+# cuGetErrorString for every error code it knows).
+PROBING = re.compile(r"^(cuGetErrorString|cuGetErrorName|cuGetProcAddress\w*|"
+                     r"cudaGetDriverEntryPoint\w*|cuDriverGetVersion|"
+                     r"cuModuleGetLoadingMode)$")
+# Libraries whose allocators keep freed memory in a pool until the process
+# ends, and what in a program's source says it uses one.
+POOLED = re.compile(r"^\s*(?:import|from)\s+(cupy|torch|numba|jax|rmm)\b|"
+                    r"\b(DeviceMemoryPool|PageLockedMemoryPool|"
+                    r"cudaMallocAsync|cudaMemPool\w*)\b", re.M)
+
+
+def pooled_libraries(text, trace_libs=()):
+    """The pooled allocators a program uses, from its source and the
+    libraries its Python launch check wrapped."""
+    found = {m.group(1) or m.group(2) for m in POOLED.finditer(text or "")}
+    found |= {lib for lib in trace_libs
+              if lib in ("cupy", "torch", "numba", "jax")}
+    return sorted(found)
+
+
 def sign_matches(sign, text, facts):
     need = sign.get("facts", [])
     if not all(f in facts for f in need):
@@ -55,8 +77,12 @@ def score_chapters(chapters, where, text, facts, context):
     return scores
 
 
-def ranked(scores):
-    return sorted(scores.items(), key=lambda kv: (-kv[1][0], kv[0]))
+def ranked(scores, prefer=()):
+    """Chapters by score; a tie goes to the chapter the trace named
+    (<prefer>), then to the one more signs point to. Only where no evidence
+    tells them apart does the number decide."""
+    return sorted(scores.items(), key=lambda kv: (
+        -kv[1][0], kv[0] not in prefer, -len(kv[1][1]), kv[0]))
 
 
 def chapter_ref(chapter, score=None, why=()):
@@ -82,8 +108,8 @@ def tool_finding(group, chapters, by_number, global_facts, context):
         "error": group["error"], "address": group["address"],
         "facts": group["facts"],
         "evidence": "\n".join(group["lines"][:10]),
-        "chapters": [chapter_ref(by_number[n], s, w)
-                     for n, (s, w) in ranked(scores)],
+        "chapters": [chapter_ref(by_number[n], s, w) for n, (s, w) in
+                     ranked(scores, context.get("trace_chapters", ()))],
     }
     if group["kind"] in ("invalid-access", "uninitialized-read",
                          "race", "barrier") and not group["file"]:
@@ -95,11 +121,32 @@ def tool_finding(group, chapters, by_number, global_facts, context):
     return finding
 
 
-def build_findings(chapters, groups, global_facts, observations, context):
-    """Tool findings and run findings, each with its ranked chapters."""
+TRACE_SCORE = 12  # a strong trace finding: the calls themselves show it
+
+
+def trace_finding(found, by_number):
+    """A report finding from a trace rule's (or the Python launch
+    check's) finding."""
+    chapter = by_number.get(found["chapter"])
+    python = found.get("source") == "pylaunch"
+    return {
+        "source": "python launch check" if python else "trace",
+        "kind": "trace-rule", "summary": found["summary"], "count": 1,
+        "evidence": "\n".join(found["evidence"]), "facts": [],
+        "strength": found["strength"],
+        "chapters": [chapter_ref(chapter, TRACE_SCORE, [found["summary"]])]
+        if chapter else [],
+    }
+
+
+def build_findings(chapters, groups, global_facts, observations, context,
+                   traced=()):
+    """Trace, tool and run findings, each with its ranked chapters; the
+    strongest first (a trace finding first among equals)."""
     by_number = {c["number"]: c for c in chapters}
-    findings = [tool_finding(g, chapters, by_number, global_facts, context)
-                for g in groups]
+    findings = [trace_finding(f, by_number) for f in traced]
+    findings += [tool_finding(g, chapters, by_number, global_facts, context)
+                 for g in groups]
     for fact, what, evidence in observations:
         scores = score_chapters(chapters, "run", fact, global_facts | {fact},
                                 context)
@@ -108,8 +155,8 @@ def build_findings(chapters, groups, global_facts, observations, context):
             "count": 1, "evidence": what + ("\n" + evidence if evidence
                                             and evidence not in what else ""),
             "facts": [fact],
-            "chapters": [chapter_ref(by_number[n], s, w)
-                         for n, (s, w) in ranked(scores)],
+            "chapters": [chapter_ref(by_number[n], s, w) for n, (s, w) in
+                         ranked(scores, context.get("trace_chapters", ()))],
         })
     findings.sort(key=lambda f: -(f["chapters"][0]["score"]
                                   if f["chapters"] else 0))
@@ -133,9 +180,11 @@ def suspects(findings):
 
 
 def silent_causes(chapters, facts, context):
-    """The chapters whose bug no tool sees, ordered by what the runs showed:
-    [(chapter_ref, score, [why])]."""
+    """The chapters whose bug no tool sees, ordered by the evidence from
+    this program (what the runs showed, its output and source, what the
+    trace named), with each chapter's fixed prior only breaking ties."""
     listed = []
+    named = context.get("trace_chapters", ())
     for chapter in chapters:
         silent = chapter.get("silent")
         if not silent:
@@ -143,48 +192,66 @@ def silent_causes(chapters, facts, context):
         total, why = 0, []
         for sign in chapter.get("signs", []):
             place = sign["in"]
-            if place not in ("run", "output", "source"):
+            if place not in ("run", "output", "source") or (
+                    place == "run" and "match" in sign):
                 continue
             text = context.get(place, "") if place != "run" else ""
-            if place == "run" and "match" in sign:
-                continue
             if sign_matches(sign, text, facts):
                 total += sign.get("score", 1)
                 why.append(said(sign))
-        listed.append((chapter, total + silent.get("prior", 0), why))
-    listed.sort(key=lambda t: (-t[1], t[0]["number"]))
+        if chapter["number"] in named:
+            total += 10
+            why.append("the trace shows it")
+        listed.append((chapter, total, silent.get("prior", 0), why))
+    listed.sort(key=lambda t: (-t[1], -t[2], t[0]["number"]))
     return [dict(chapter_ref(c), symptom=c["silent"]["symptom"], score=s,
-                 why=w) for c, s, w in listed]
+                 prior=p, why=w) for c, s, p, w in listed]
 
 
-def consequences(records, plain):
+def consequences(records, plain, pooled=()):
     """Drops the records that follow from another: the failed calls after a
     kernel that memcheck stopped (it aborts the kernel at its first bad
-    access), and leaks of a program that stopped early on an error. Returns
-    (records kept, notes on what was dropped)."""
-    kept, notes = [], []
+    access), a library's probing calls, leaks of a program that stopped
+    early on an error, and memory that a pooled allocator (<pooled>) holds
+    at exit. Returns (records kept, notes on what was dropped)."""
     device_side = {r["tool"] for r in records
                    if r["kind"] in ("invalid-access", "device-heap",
                                     "device-fault")}
     after = [r for r in records if r["kind"] == "api-error" and (
         (r["tool"] in device_side and r["error"] in KERNEL_FAULTS)
         or r["api"] in ("cudaGetLastError", "cudaPeekAtLastError"))]
+    probes = [r for r in records if r["kind"] == "api-error"
+              and r not in after and PROBING.match(r["api"] or "")]
     leaks = [r for r in records if r["kind"] == "leak"]
     early = plain["code"] != 0
-    for r in records:
-        if r in after or (r in leaks and early):
-            continue
-        kept.append(r)
+    dropped = after + probes + (leaks if early or pooled else [])
+    kept = [r for r in records if r not in dropped]
+    return kept, consequence_notes(after, probes, leaks, plain, pooled)
+
+
+def consequence_notes(after, probes, leaks, plain, pooled):
+    notes = []
     if after:
         calls = sorted({r["api"] for r in after})
         notes.append(f"{len(after)} CUDA call(s) ({', '.join(calls)}) failed "
                      "after the kernel fault: consequences, not causes")
-    if leaks and early:
+    if probes:
+        calls = sorted({r["api"] for r in probes})
+        notes.append(f"{len(probes)} failed call(s) to {', '.join(calls)}: "
+                     "a library probing what the driver offers, not the "
+                     "program's mistake")
+    if leaks and plain["code"] != 0:
         notes.append(f"memcheck found {len(leaks)} leak(s): the program "
                      "stopped early (exit status "
                      f"{plain['status']}) without freeing its memory")
-    return kept, notes
+    elif leaks and pooled:
+        notes.append(f"memcheck found {len(leaks)} leak(s): memory that "
+                     f"{', '.join(pooled)}'s pooled allocator keeps for "
+                     "reuse until the process ends, not a leak")
+    return notes
 
 
 def tool_saw(findings):
-    return any(f["source"] in TOOLS for f in findings)
+    """A sanitizer tool or the trace saw the fault itself."""
+    return any(f["source"] in TOOLS + ("trace", "python launch check")
+               for f in findings)

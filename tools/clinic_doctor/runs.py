@@ -23,6 +23,11 @@ SCRUBBED = (
 # the tool itself is stopped (Ctrl-C, SIGTERM).
 _LIVE = set()
 _LIVE_LOCK = threading.Lock()
+_STOPPING = threading.Event()
+
+
+class Stopped(Exception):
+    """The tool is stopping (stop_all()): no new command starts."""
 
 
 def status_text(rc):
@@ -77,6 +82,7 @@ def kill_group(pid):
 def stop_all():
     """Kills every command this process is running: Ctrl-C or SIGTERM stops
     the examined program's whole process group, not only the tool."""
+    _STOPPING.set()
     with _LIVE_LOCK:
         groups = list(_LIVE)
     for pid in groups:
@@ -114,6 +120,8 @@ def run(command, timeout=None, env_extra=None, scratch=None,
     None), signal (name or None), seconds, timed_out, too_much (output over
     <output_limit> bytes), sizes. <keep>=(head, tail) reads only that much
     of a long output back. Raises OSError when the command cannot start."""
+    if _STOPPING.is_set():
+        raise Stopped("stopping: not starting " + str(command[0]))
     folder = Path(tempfile.mkdtemp(dir=scratch))
     paths = (folder / "stdout", folder / "stderr")
     start = time.monotonic()

@@ -75,8 +75,13 @@ def run_tools(sanitizer, tools, command, scratch, limits, keep_dir=None):
     """The sanitizer tools, in parallel: (records, {tool: info})."""
     records, info = [], {}
     with concurrent.futures.ThreadPoolExecutor(len(tools)) as pool:
-        done = list(pool.map(
-            lambda t: run_one(sanitizer, t, command, scratch, limits), tools))
+        try:
+            done = list(pool.map(
+                lambda t: run_one(sanitizer, t, command, scratch, limits),
+                tools))
+        except BaseException:
+            runs.stop_all()  # Ctrl-C: the tools' programs go too
+            raise
     for tool, result, text in done:
         if keep_dir:
             Path(keep_dir).mkdir(parents=True, exist_ok=True)
@@ -96,8 +101,13 @@ def tool_info(result, summary, recs, text, limits):
         entry["hazards"] = summary["hazards"]
     if result["timed_out"]:
         entry["stopped"] = True
-        entry["problem"] = (f"stopped after {limits['timeout']:g} s: its "
+        entry["problem"] = (f"stopped after {limits['timeout']:g} s, "
+                            f"{limits.get('why', 'its time limit')}: its "
                             "report is incomplete, not clean")
+    elif result["too_much"]:
+        entry["problem"] = ("output cut: the program wrote more than the "
+                            "output limit under it, so its report is "
+                            "incomplete, not clean")
     elif summary["problems"]:
         entry["problem"] = "; ".join(summary["problems"][:3])
     elif summary["errors"] is None and summary.get("hazards") is None:
