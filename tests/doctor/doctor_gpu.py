@@ -61,6 +61,12 @@ def examine(number, name, kind, exe, args):
         command += ["--ignore", IGNORE[number]]
     if args.sanitizer:
         command += ["--sanitizer", args.sanitizer]
+    library = Path(args.build) / "tools" / "trace" / "libclinic_trace.so"
+    if library.exists():
+        command += ["--trace-library", str(library)]
+    # Eight examinations share the GPU here: the budget that one
+    # examination alone keeps (60 s) would cut the tools short.
+    command += ["--budget", "600"]
     if args.out:
         command += ["--keep", str(Path(args.out) / f"ch{number}-{kind}")]
     command += ["--", str(exe)]

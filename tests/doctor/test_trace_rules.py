@@ -206,6 +206,16 @@ class EachRule(unittest.TestCase):
                                                  [(8, DEV), (4, 1000)])
         self.assertEqual(strong(fixed), [])
 
+    def test_14_a_block_too_large(self):
+        broken = Calls().malloc(DEV, 8192).launch(
+            SQUARES, [(8, DEV), (4, 2048)], grid=(1, 1, 1),
+            block=(2048, 1, 1))
+        self.assertEqual(strong(broken), ["14"])
+        fixed = Calls().malloc(DEV, 8192).launch(
+            SQUARES, [(8, DEV), (4, 2048)], grid=(2, 1, 1),
+            block=(1024, 1, 1))
+        self.assertEqual(strong(fixed), [])
+
     def test_17_host_addresses_in_copied_data(self):
         broken = Calls().malloc(DEV, 16)
         broken.copy(DEV, HOST, 16, 1, host_addresses=[hex(HOST + 64)])
@@ -419,8 +429,8 @@ def source_of(number, name):
 # The chapters a trace rule (or the Python launch check) names: their
 # broken programs' traces must raise them first; the others' must raise
 # nothing strong (docs/doctor.md says why they have no rule).
-RULE_CHAPTERS = {"01", "02", "03", "06", "07", "08", "09", "10", "12", "17",
-                 "18", "19", "20", "25", "26", "31", "32", "33"}
+RULE_CHAPTERS = {"01", "02", "03", "06", "07", "08", "09", "10", "12", "14",
+                 "17", "18", "19", "20", "25", "26", "31", "32", "33"}
 
 
 class RecordedTraces(unittest.TestCase):

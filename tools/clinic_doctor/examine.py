@@ -244,7 +244,9 @@ def examine(args, command):
         traced, found = tracerun.run_trace(
             lambda env: run_program(command, args, scratch, env,
                                     clock.limit(args.timeout, 0.5)),
-            library, program.is_python(command), scratch)
+            library, program.is_python(command), scratch, args.keep)
+        if traced:
+            report["runs"]["trace"] = summary_of(traced)
         failure = early_failure(plain, found)
         if failure:
             return fatal(report, plain, ["the program failed before it did "
@@ -365,6 +367,7 @@ def traced_findings(report, found, source_text):
     result = tracerun.findings(found, {"source": source_text})
     report["trace"] = {"processes": len(found["api"]),
                        "python_processes": len(found["py"]),
+                       "calls": sum(len(p["calls"]) for p in found["api"]),
                        "findings": result}
     return result
 

@@ -24,6 +24,12 @@ def header(report):
     if "plain" in runs:
         out.append(f"  plain run: {runs['plain']['status']} "
                    f"({runs['plain']['seconds']} s)")
+    if "trace" in runs:
+        traced = report.get("trace", {})
+        out.append(f"  trace run: {runs['trace']['status']} "
+                   f"({runs['trace']['seconds']} s; "
+                   f"{traced.get('processes', 0)} process(es) traced, "
+                   f"{traced.get('calls', 0)} calls)")
     for tool, info in runs.get("sanitizer", {}).items():
         count = (f"{info['hazards']} hazards" if "hazards" in info else
                  f"{info['errors']} errors" if info["errors"] is not None
@@ -98,6 +104,13 @@ def render(report):
         out += finding_lines(i, f)
     if report.get("silent_causes"):
         out += silent_lines(report["silent_causes"])
+    hints = [f for f in report.get("trace", {}).get("findings", [])
+             if f["strength"] != "strong"]
+    for f in hints:
+        out.append("")
+        out.append(WRAP.fill(f"hint (trace): chapter {f['chapter']}: "
+                             f"{f['summary']}"))
+        out.append(indent("\n".join(f["evidence"])))
     for note in report["notes"]:
         out.append("")
         out.append(WRAP.fill("note: " + note))

@@ -253,6 +253,19 @@ def rule_12(p, context):
     return []
 
 
+def rule_14(p, context):
+    """A launch with more threads in a block than any GPU allows (1024)."""
+    for call in p.calls:
+        block = 1
+        for v in call.get("block") or []:
+            block *= max(int(v), 1)
+        if call.get("op") == "launch" and block > 1024:
+            return [finding(
+                "14", f"{kernels.display_name(call)} is launched with "
+                f"{block} threads per block; the limit is 1024", [call])]
+    return []
+
+
 def rule_17(p, context):
     """A host-to-device copy whose data holds host addresses."""
     for call in p.calls:
@@ -421,7 +434,7 @@ def rule_32_33(p, context):
 
 # In the order a finding goes first when two fit: 07 before 06.
 RULES = (rule_02, rule_07, rule_06, rule_03, rule_01, rule_08, rule_10,
-         rule_12, rule_17, rule_18, rule_19, rule_20, rule_25, rule_26,
+         rule_12, rule_14, rule_17, rule_18, rule_19, rule_20, rule_25, rule_26,
          rule_31, rule_32_33)
 
 

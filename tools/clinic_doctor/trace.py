@@ -18,18 +18,18 @@ POINTER_FIELDS = ("ptr", "dst", "src", "stream", "event", "ctx")
 
 def find_library(given=None, root=ROOT):
     """The injection library: as given (--trace-library or
-    CLINIC_TRACE_LIBRARY), the path CMake wrote next to the doctor
-    (tools/clinic_doctor/trace_library.txt, from the build), else a search
-    of the usual build folders. None when there is none."""
+    CLINIC_TRACE_LIBRARY), else the one a build folder of the project holds
+    (build*/tools/trace/, then anywhere under build*/). None when there is
+    none."""
     given = given or os.environ.get("CLINIC_TRACE_LIBRARY")
     if given:
         return given if os.path.isfile(given) else None
-    configured = Path(__file__).with_name("trace_library.txt")
-    if configured.is_file():
-        path = configured.read_text().strip()
-        if os.path.isfile(path):
-            return path
-    for build in sorted(root.glob("build*")) + [root / "out"]:
+    builds = sorted(root.glob("build*")) + [root / "out"]
+    for build in builds:  # where tools/trace/CMakeLists.txt builds it
+        for name in LIBRARY_NAMES:
+            if (build / "tools" / "trace" / name).is_file():
+                return str(build / "tools" / "trace" / name)
+    for build in builds:
         for name in LIBRARY_NAMES:
             for found in sorted(build.glob(f"**/{name}")):
                 return str(found)

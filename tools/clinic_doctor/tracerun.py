@@ -32,15 +32,18 @@ def environment(library, folder, python):
     return env
 
 
-def run_trace(run, library, python, scratch):
+def run_trace(run, library, python, scratch, keep=None):
     """(run result, trace) of the trace run; <run> runs the program with
     extra environment (examine.run_program). The trace is None when no
-    injection library was found."""
+    injection library was found. --keep keeps the records in trace/."""
     if not library:
         return None, None
     folder = tempfile.mkdtemp(prefix="trace-", dir=scratch)
     try:
         result = run(environment(library, folder, python))
+        if keep:
+            shutil.copytree(folder, os.path.join(keep, "trace"),
+                            dirs_exist_ok=True)
         return result, trace.read_trace(folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
