@@ -232,6 +232,26 @@ class EachRule(unittest.TestCase):
                    is_async=True).sync()
         self.assertEqual(strong(fixed), [])
 
+    def test_18_not_for_a_copy_waited_for_at_once(self):
+        """PyTorch copies from pageable memory with cudaMemcpyAsync and
+        waits for the stream right after: no overlap was meant."""
+        calls = Calls().malloc(DEV, 4096)
+        calls.copy(DEV, HOST, 4096, 1, stream=STREAM, is_async=True)
+        calls.sync("stream", stream=STREAM)
+        self.assertEqual(strong(calls), [])
+
+    def test_20_not_for_a_symbol(self):
+        calls = Calls().copy(DEV2, HOST, 64, 1, "device", symbol="table")
+        self.assertEqual(strong(calls), [])
+
+    def test_cudaFree_waits_for_the_device(self):
+        calls = self.nonblocking(False)
+        calls.calls.insert(-1, dict(calls.calls[0], op="free",
+                                    api="cudaFree", ptr=hex(DEV2)))
+        for n, call in enumerate(calls.calls, 1):
+            call["n"] = n
+        self.assertEqual(strong(calls), [])
+
     def staging(self, wait):
         calls = Calls().malloc(DEV, 8192).malloc(PINNED, 4096, "pinned")
         for b in range(2):

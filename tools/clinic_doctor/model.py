@@ -2,6 +2,8 @@
 address at a given call (a freed one, or none), the streams and their flags,
 and which waits make the host or a stream wait for earlier work."""
 
+import re
+
 from . import kernels
 from .trace import number
 
@@ -64,6 +66,10 @@ class Process:
                 self.event_wait(number(call.get("event")), n, None)
         elif op == "stream_wait":
             self.event_wait(number(call.get("event")), n, stream)
+        elif op == "free" and ok and re.match(
+                r"^(cudaFree|cudaFreeHost|cuMemFree(Host)?(_v2)?)$", api):
+            # cudaFree and cudaFreeHost wait for the whole device first.
+            self.waits.append((n, None, n, None))
         elif op == "copy" and not call.get("async") and ok:
             # A blocking copy runs in the legacy stream, which first waits
             # for the legacy stream and every blocking stream.

@@ -75,6 +75,8 @@ def rule_02(p, context):
         for later in p.calls:
             if later.get("n", 0) <= call.get("n", 0):
                 continue
+            if value == 0 and later.get("op") not in ("copy", "memset"):
+                continue  # cudaFree(NULL) is harmless, a 0 may be a count
             if any(a == value for _, a in used_pointers(later)):
                 return [finding(
                     "02", f"{call.get('api')} failed "
@@ -137,6 +139,11 @@ def rule_06(p, context):
         if quote(call) in freed:
             continue
         dst, src = true_class(p, call, "dst"), true_class(p, call, "src")
+        if kind == 3:  # mapped pinned memory may take part in a D2D copy
+            dst = None if dst == "host" and call.get(
+                "dst_mem") != "pageable" else dst
+            src = None if src == "host" and call.get(
+                "src_mem") != "pageable" else src
         want = {1: ("device", "host"), 2: ("host", "device"),
                 3: ("device", "device")}[kind]
         wrong = [(side, got, need) for side, got, need in
@@ -276,6 +283,15 @@ def rule_17(p, context):
     return []
 
 
+def waited_at_once(p, call):
+    """The thread's next call waits for this one: the program meant no
+    overlap (PyTorch copies from pageable memory that way)."""
+    after = [c for c in p.calls if c.get("n", 0) > call.get("n", 0)
+             and c.get("tid") == call.get("tid")][:1]
+    stream = number(call.get("stream")) or 0
+    return bool(after) and p.done(call["n"], stream, after[0]["n"] + 1)
+
+
 def rule_18(p, context):
     """An async copy from or to pageable memory."""
     for call in p.calls:
@@ -283,7 +299,8 @@ def rule_18(p, context):
             continue
         host = {1: "src", 2: "dst"}.get(call.get("kind"))
         if host and true_class(p, call, host) == "host" and (
-                call.get(f"{host}_mem") == "pageable"):
+                call.get(f"{host}_mem") == "pageable") and not waited_at_once(
+                    p, call):
             return [finding(
                 "18", "cudaMemcpyAsync with pageable host memory: the copy "
                 "cannot overlap, it runs as a plain copy", [call])]
@@ -318,8 +335,8 @@ def rule_20(p, context):
            for c in p.calls):
         return []  # virtual memory management: allocations unseen
     for call in p.calls:
-        if call.get("op") != "copy":
-            continue
+        if call.get("op") != "copy" or call.get("symbol"):
+            continue  # a symbol's address is no allocation's
         for side, address in device_side(call):
             n = call.get("n", 0)
             if address and not p.owner(address, n) and not p.freed_owner(

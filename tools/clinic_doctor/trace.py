@@ -77,7 +77,10 @@ def api_process(path):
     records, truncated = read_lines(path)
     start = next((r for r in records if r.get("ev") == "start"), {})
     end = next((r for r in records if r.get("ev") == "end"), None)
-    calls = [r for r in records if r.get("ev") == "call"]
+    # Driver calls the runtime makes while it starts ("init") are not the
+    # program's.
+    calls = [r for r in records if r.get("ev") == "call"
+             and not r.get("init")]
     for call in calls:
         call.setdefault("result", 0)
         call.setdefault("tid", 0)
