@@ -2,6 +2,7 @@
 address at a given call (a freed one, or none), the streams and their flags,
 and which waits make the host or a stream wait for earlier work."""
 
+import bisect
 import re
 
 from . import kernels
@@ -19,6 +20,7 @@ class Process:
     def __init__(self, calls):
         self.calls = sorted(calls, key=lambda c: c.get("n", 0))
         self.allocs, self.flags, self.waits = [], {}, []
+        self._bases, self._index = [], []  # allocations sorted by base
         self.events = {}  # event -> [(n, stream)] of its records
         self.peers = set()  # (dev, peer): dev's kernels may use peer's
         self.set_device_at = None  # n of the first cudaSetDevice
@@ -30,10 +32,14 @@ class Process:
         ok = not call.get("result")
         if op == "alloc" and ok:
             base = number(call.get("ptr")) or 0
-            self.allocs.append({
-                "base": base, "end": base + alloc_bytes(call), "call": call,
-                "mem": call.get("mem", "device"), "dev": call.get("dev"),
-                "n": n, "freed": None, "free_call": None})
+            alloc = {"base": base, "end": base + alloc_bytes(call),
+                     "call": call, "mem": call.get("mem", "device"),
+                     "dev": call.get("dev"), "n": n, "freed": None,
+                     "free_call": None}
+            self.allocs.append(alloc)
+            at = bisect.bisect_right(self._bases, base)
+            self._bases.insert(at, base)
+            self._index.insert(at, alloc)
         elif op == "free" and ok:
             alloc = self.owner(number(call.get("ptr")), n, exact=True)
             if alloc:
@@ -82,16 +88,22 @@ class Process:
             at, stream = records[-1]
             self.waits.append((n, stream, at, for_stream))
 
+    def near(self, address):
+        """The allocations that may hold <address>, latest first: the 64
+        nearest that start at or below it (a sorted index)."""
+        at = bisect.bisect_right(self._bases, address)
+        return sorted(self._index[max(0, at - 64):at],
+                      key=lambda a: -a["n"])
+
     def owner(self, address, n, exact=False):
         """The allocation live at call n that holds <address>."""
         if address is None:
             return None
-        for alloc in reversed(self.allocs):
+        for alloc in self.near(address):
             if alloc["n"] < n and (alloc["freed"] is None
                                    or alloc["freed"] >= n):
                 inside = (address == alloc["base"] if exact else
-                          alloc["base"] <= address < max(alloc["end"],
-                                                         alloc["base"] + 1))
+                          address < max(alloc["end"], alloc["base"] + 1))
                 if inside:
                     return alloc
         return None
@@ -101,10 +113,9 @@ class Process:
         live allocation holds it now (an address reused is not freed)."""
         if address is None or self.owner(address, n):
             return None
-        for alloc in reversed(self.allocs):
+        for alloc in self.near(address):
             if alloc["freed"] is not None and alloc["freed"] < n and (
-                    alloc["base"] <= address < max(alloc["end"],
-                                                   alloc["base"] + 1)):
+                    address < max(alloc["end"], alloc["base"] + 1)):
                 return alloc
         return None
 
@@ -119,8 +130,11 @@ class Process:
     def done(self, n, stream, at, for_stream=None):
         """Work queued at call n on <stream> is finished for the host (or
         ordered before <for_stream>'s later work) by call <at>."""
-        for w_n, w_stream, upto, w_for in self.waits:
-            if not n < w_n < at or upto <= n:
+        start = bisect.bisect_right(self.waits, n, key=lambda w: w[0])
+        for w_n, w_stream, upto, w_for in self.waits[start:]:
+            if w_n >= at:
+                break
+            if upto <= n:
                 continue
             if w_for is not None and w_for != for_stream:
                 continue

@@ -60,10 +60,18 @@ def rule_01(p, context):
 
 
 def copies_of(p, alloc):
-    """The copies whose device side lies in <alloc>."""
-    return [c for c in p.calls if c.get("op") == "copy"
-            and any(alloc["base"] <= (a or -1) < alloc["end"]
-                    for _, a in device_side(c))]
+    """The copies whose device side lies in <alloc> (an index built once
+    per process)."""
+    if not hasattr(p, "copy_table"):
+        p.copy_table = {}
+        for c in p.calls:
+            if c.get("op") != "copy":
+                continue
+            owners = {id(o): o for o in (p.owner(a, c.get("n", 0))
+                                         for _, a in device_side(c)) if o}
+            for key in owners:
+                p.copy_table.setdefault(key, []).append(c)
+    return p.copy_table.get(id(alloc), [])
 
 
 def rule_02(p, context):
@@ -161,14 +169,17 @@ def rule_06(p, context):
 
 def launches_writing(p, alloc, before):
     """The launches before call <before> that were given a non-const
-    pointer into <alloc>."""
+    pointer into <alloc> (an index built once per process)."""
     if not hasattr(p, "launch_table"):
-        p.launch_table = [(c, p.pointer_params(c)) for c in p.calls
-                          if c.get("op") == "launch"]
-    return [call for call, params in p.launch_table
-            if call.get("n", 0) < before and any(
-                owner is alloc and not (kind and kind["const"])
-                for _, owner, kind in params)]
+        p.launch_table = {}
+        for c in p.calls:
+            if c.get("op") != "launch":
+                continue
+            for _, owner, kind in p.pointer_params(c):
+                if not (kind and kind["const"]):
+                    p.launch_table.setdefault(id(owner), []).append(c)
+    return [c for c in p.launch_table.get(id(alloc), [])
+            if c.get("n", 0) < before]
 
 
 def rule_08(p, context):
