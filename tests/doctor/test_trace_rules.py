@@ -85,7 +85,7 @@ def chapters(calls, source="", complete=True):
                      strong]
 
 
-def strong(calls, source="int main() {}"):
+def strong(calls, source="int i = blockIdx.x * blockDim.x + threadIdx.x;"):
     found = rules.trace_findings(calls.trace(), {"source": source})
     return [f["chapter"] for f in found if f["strength"] == "strong"]
 
@@ -218,7 +218,8 @@ class EachRule(unittest.TestCase):
 
     def test_17_host_addresses_in_copied_data(self):
         broken = Calls().malloc(DEV, 16)
-        broken.copy(DEV, HOST, 16, 1, host_addresses=[hex(HOST + 64)])
+        broken.copy(DEV, HOST, 16, 1, host_pointers=[
+            {"offset": 8, "value": hex(HOST + 64), "where": "heap"}])
         self.assertEqual(strong(broken), ["17"])
         fixed = Calls().malloc(DEV, 16).copy(DEV, HOST, 16, 1)
         self.assertEqual(strong(fixed), [])
@@ -453,8 +454,39 @@ RULE_CHAPTERS = {"01", "02", "03", "06", "07", "08", "09", "10", "12", "14",
                  "17", "18", "19", "20", "25", "26", "31", "32", "33"}
 
 
+# Broken programs whose recorded trace does not name their chapter first,
+# and why (docs/doctor.md): the runs and the sanitizer name them instead.
+GAPS = {
+    ("03", "broken"): "the host array and its guard zone are one heap "
+    "block: the copy stays inside the block the library measures",
+    ("06", "broken.py"): "PyCUDA refuses the swapped arrays before it "
+    "makes a CUDA call",
+    ("09", "broken"): "the host reads the buffer before the late wait, "
+    "which no CUDA call shows; the trace is the same as the fixed one's",
+    ("09", "broken.py"): "the same late wait as the C program's",
+    ("14", "broken.py"): "PyCUDA refuses the block size before it launches",
+    ("17", "broken"): "recorded before the library wrote host_pointers",
+    ("17", "broken.py"): "recorded before the library wrote host_pointers",
+    ("21", "broken.py"): "the trace sees a fault reported late (10); "
+    "memcheck sees the failed malloc's NULL access (21)",
+    ("27", "broken.py"): "the trace sees a fault reported late (10); "
+    "memcheck sees the wrapped index (27)",
+}
+
+
+def named(found):
+    """The chapters a trace's findings name: strong ones first."""
+    strong_ones = [f["chapter"] for f in found if f["strength"] == "strong"]
+    return strong_ones + [f["chapter"] for f in found
+                          if f["strength"] != "strong"]
+
+
 class RecordedTraces(unittest.TestCase):
-    """The traces the GPU host recorded of every chapter program."""
+    """The traces the GPU host recorded of every chapter program
+    (tools/trace/record_traces.py): each broken program of a chapter with
+    a rule names it first (strong, or a hint where the kernel's types are
+    unknown), no other broken program gets a strong finding, and no fixed
+    program gets any strong finding."""
 
     def test_every_broken_trace_raises_its_chapter_first(self):
         cases = recorded("broken")
@@ -464,14 +496,17 @@ class RecordedTraces(unittest.TestCase):
             with self.subTest(chapter=number, program=name):
                 found = tracerun.findings(read_recorded(files),
                                           {"source": source_of(number, name)})
-                named = [f["chapter"] for f in found
-                         if f["strength"] == "strong"]
-                print(f"ch{number} {name}: strong {named}, all "
-                      f"{[f['chapter'] for f in found]}")
-                if number in RULE_CHAPTERS:
-                    self.assertEqual(named[:1], [number], found)
+                chapters = named(found)
+                print(f"ch{number} {name}: {chapters}")
+                if (number, name) in GAPS:
+                    self.assertNotEqual(chapters[:1], [number],
+                                        "a known gap is gone: take it out "
+                                        "of GAPS")
+                elif number in RULE_CHAPTERS:
+                    self.assertEqual(chapters[:1], [number], found)
                 else:
-                    self.assertEqual(named, [], found)
+                    self.assertEqual([f for f in found
+                                      if f["strength"] == "strong"], [])
 
     def test_no_fixed_trace_raises_any(self):
         for number, name, files in recorded("fixed"):

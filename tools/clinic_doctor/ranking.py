@@ -134,7 +134,8 @@ def trace_finding(found, by_number):
         "kind": "trace-rule", "summary": found["summary"], "count": 1,
         "evidence": "\n".join(found["evidence"]), "facts": [],
         "strength": found["strength"],
-        "chapters": [chapter_ref(chapter, TRACE_SCORE, [found["summary"]])]
+        "chapters": [chapter_ref(chapter, found.get("score", TRACE_SCORE),
+                                 [found["summary"]])]
         if chapter else [],
     }
 
