@@ -42,7 +42,8 @@ class Clock:
 def run_program(command, args, scratch, env_extra=None, timeout=None):
     """One run of the examined command under the doctor's limits."""
     try:
-        return runs.run(command, timeout or args.timeout, env_extra,
+        limit = args.timeout if timeout is None else max(timeout, 0.1)
+        return runs.run(command, limit, env_extra,
                         scratch=scratch, output_limit=args.output_limit << 20,
                         keep=(KEEP_HEAD, KEEP_TAIL))
     except OSError as error:
@@ -182,7 +183,7 @@ def early_failure(plain, found):
     plain_python = m.group(1).split(".")[-1] in BEFORE_CUDA
     if not plain_python and CUDA_EXCEPTION.search(lines[-1]):
         return None  # CUDA's own error: the runs and tools judge it
-    if found is not None:
+    if found is not None and not trace.unavailable(found):
         return None if tracerun.did_cuda_work(found) else lines[-1]
     return lines[-1] if plain_python else None
 

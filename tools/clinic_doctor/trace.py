@@ -119,8 +119,8 @@ def unavailable(trace):
     """Why the trace cannot be trusted, or None: a process whose CUPTI
     could not subscribe."""
     for process in trace["api"]:
-        if process["cupti"] != "ok":
-            return (f"process {process['pid']}: CUPTI {process['cupti']}")
+        if process.get("cupti", "ok") != "ok":
+            return f"process {process.get('pid')}: CUPTI {process['cupti']}"
     return None
 
 
