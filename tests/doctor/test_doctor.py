@@ -34,6 +34,7 @@ from clinic_doctor import chapters as chapter_data  # noqa: E402
 from clinic_doctor import evidence, program, ranking  # noqa: E402
 from clinic_doctor import reports as parsing, sanitizer  # noqa: E402
 from clinic_doctor import examine as examination  # noqa: E402
+from clinic_doctor import trace  # noqa: E402
 
 
 # The doctor's functions the tests call, by the names they had when the
@@ -120,7 +121,22 @@ def recorded_reports():
     return found
 
 
-def replay(run):
+def recorded_trace(number, prog):
+    """The trace recorded on the GPU host for a chapter program
+    (traces/chNN/<prog>.jsonl and its children's), read as the doctor
+    reads a trace run's folder, or None."""
+    files = sorted((HERE / "traces" / f"ch{number}").glob(f"{prog}.*jsonl"))
+    files = [f for f in files if f.name == f"{prog}.jsonl" or re.fullmatch(
+        re.escape(prog) + r"\.[0-9]+\.jsonl", f.name)]
+    if not files:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, path in enumerate(files, 1):
+            (Path(tmp) / f"api-{i}.jsonl").write_text(path.read_text())
+        return trace.read_trace(tmp)
+
+
+def replay(run, with_trace=False, wrong_result=None):
     """The doctor offline on one kept GPU run (samples/runs/chNN-<prog>):
     its plain, blocking and repeated transcripts and its sanitizer reports,
     as tests/doctor/doctor_gpu.py ran it. Returns the report dict."""
@@ -130,7 +146,8 @@ def replay(run):
     repeats = [fake_plain(f.read_text()) for f in sorted(run.glob("run*.out"))]
     facts, seen = doctor.run_facts(plain, blocking, repeats,
                                    doctor_gpu.IGNORE.get(number),
-                                   prog == "broken")
+                                   prog == "broken" if wrong_result is None
+                                   else wrong_result)
     records = []
     for tool in doctor.SANITIZER_TOOLS:
         if (run / f"{tool}.txt").exists():
@@ -143,7 +160,9 @@ def replay(run):
         report["cannot_examine"].append("the sanitizer tools did not finish "
                                         "in this run")
     doctor.diagnose(report, CHAPTERS, records, facts, seen, plain,
-                    source_text=source)
+                    source_text=source,
+                    found=recorded_trace(number, prog) if with_trace
+                    else None)
     return doctor.finish(report, 0, None)
 
 
@@ -330,6 +349,23 @@ class Routing(unittest.TestCase):
                     broken += 1
                     top2 += verdict in ("first", "top2")
         self.assertGreaterEqual(top2, 0.9 * broken)
+
+    def test_the_gpu_runs_with_their_traces_name_the_chapter_first(self):
+        """Every kept GPU run with the trace recorded of the same program,
+        judged as a user runs the doctor (no --source, no --wrong-result):
+        each broken program's chapter comes first; each fixed program has
+        no finding but the faults chapters 02 and 10 make on purpose."""
+        runs = [r for r in sorted(RUNS.glob("ch[0-9][0-9]-*"))
+                if in_clinic(r.name[2:4])
+                and recorded_trace(r.name[2:4], r.name[5:])]
+        self.assertTrue(runs)
+        for run in runs:
+            number, prog = run.name[2:4], run.name[5:]
+            with self.subTest(run=run.name):
+                report = replay(run, with_trace=True, wrong_result=False)
+                verdict, detail = doctor_gpu.judge(number, prog, report)
+                self.assertIn(verdict, ("first", "clean", "skipped"),
+                              detail)
 
     def test_silent_causes_are_ranked_by_evidence(self):
         plain = fake_plain("*** stack smashing detected ***\n"

@@ -332,7 +332,10 @@ def diagnose(report, chapters, records, facts, observations, plain,
         source_text = read_sources(out_text, records, sources, program_path)
     context = {"output": out_text, "source": normalised(source_text)}
     trace_found = traced_findings(report, found, source_text)
-    context["trace_chapters"] = [f["chapter"] for f in trace_found]
+    context["trace_chapters"] = [f["chapter"] for f in trace_found
+                                 if f["chapter"] not in report.get(
+                                     "trace", {}).get("against", [])]
+    context["trace_against"] = report.get("trace", {}).get("against", [])
     report["facts"] = sorted(facts)
     libs = [lib for p in (found or {}).get("py", []) for lib in p["libs"]]
     records, dropped = ranking.consequences(
@@ -366,7 +369,8 @@ def traced_findings(report, found, source_text):
     if not found:
         return []
     result = tracerun.findings(found, {"source": source_text})
-    report["trace"] = {"processes": len(found["api"]),
+    report["trace"] = {"against": tracerun.ruled_out(found),
+                       "processes": len(found["api"]),
                        "python_processes": len(found["py"]),
                        "calls": sum(len(p["calls"]) for p in found["api"]),
                        "findings": result}

@@ -73,16 +73,22 @@ def score_chapters(chapters, where, text, facts, context):
             ):
                 total += sign.get("score", 1)
                 why.append(said(sign))
+        if chapter["number"] in context.get("trace_against", ()):
+            total -= AGAINST
+            why.append("the trace speaks against it (a checked launch, a "
+                       "grid that covers its count, a memset of 0)")
         scores[chapter["number"]] = (total, why)
     return scores
 
 
-def ranked(scores, prefer=()):
+def ranked(scores, prefer=(), against=()):
     """Chapters by score; a tie goes to the chapter the trace named
-    (<prefer>), then to the one more signs point to. Only where no evidence
-    tells them apart does the number decide."""
+    (<prefer>) and never to one it speaks against (<against>), then to the
+    one more signs point to. Only where no evidence tells them apart does
+    the number decide."""
     return sorted(scores.items(), key=lambda kv: (
-        -kv[1][0], kv[0] not in prefer, -len(kv[1][1]), kv[0]))
+        -kv[1][0], kv[0] in against, kv[0] not in prefer, -len(kv[1][1]),
+        kv[0]))
 
 
 def chapter_ref(chapter, score=None, why=()):
@@ -109,7 +115,8 @@ def tool_finding(group, chapters, by_number, global_facts, context):
         "facts": group["facts"],
         "evidence": "\n".join(group["lines"][:10]),
         "chapters": [chapter_ref(by_number[n], s, w) for n, (s, w) in
-                     ranked(scores, context.get("trace_chapters", ()))],
+                     ranked(scores, context.get("trace_chapters", ()),
+                            context.get("trace_against", ()))],
     }
     if group["kind"] in ("invalid-access", "uninitialized-read",
                          "race", "barrier") and not group["file"]:
@@ -122,6 +129,7 @@ def tool_finding(group, chapters, by_number, global_facts, context):
 
 
 TRACE_SCORE = 12  # a strong trace finding: the calls themselves show it
+AGAINST = 2  # what the trace speaking against a candidate takes off
 
 
 def trace_finding(found, by_number):
@@ -157,7 +165,8 @@ def build_findings(chapters, groups, global_facts, observations, context,
                                             and evidence not in what else ""),
             "facts": [fact],
             "chapters": [chapter_ref(by_number[n], s, w) for n, (s, w) in
-                         ranked(scores, context.get("trace_chapters", ()))],
+                         ranked(scores, context.get("trace_chapters", ()),
+                                context.get("trace_against", ()))],
         })
     findings.sort(key=lambda f: -(f["chapters"][0]["score"]
                                   if f["chapters"] else 0))
@@ -203,6 +212,9 @@ def silent_causes(chapters, facts, context):
         if chapter["number"] in named:
             total += 10
             why.append("the trace shows it")
+        if chapter["number"] in context.get("trace_against", ()):
+            total -= 10
+            why.append("the trace speaks against it")
         listed.append((chapter, total, silent.get("prior", 0), why))
     listed.sort(key=lambda t: (-t[1], -t[2], t[0]["number"]))
     return [dict(chapter_ref(c), symptom=c["silent"]["symptom"], score=s,

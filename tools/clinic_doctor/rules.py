@@ -506,6 +506,25 @@ def process_findings(process, context):
     return found
 
 
+def ruled_out(trace):
+    """The chapters a trace speaks against: 12 when every launch's grid
+    covers the counts it was given, 25 when every memset's byte is 0x00
+    or 0xFF, 10 when the faulting kernel's launch was checked."""
+    against = set()
+    for process in trace.get("api", []):
+        p = Process(process["calls"])
+        launches = [c for c in p.calls if c.get("op") == "launch"]
+        if launches and not rule_12(p, {}) and all(
+                max(p.int_params(c) or [0]) <= threads(c) for c in launches):
+            against.add("12")
+        memsets = [c for c in p.calls if c.get("op") == "memset"]
+        if memsets and not rule_25(p, {}):
+            against.add("25")
+        if any(f["strength"] == "weak" for f in rule_10(p, {})):
+            against.add("10")
+    return sorted(against)
+
+
 def trace_findings(trace, context, python_rules=None):
     """The findings of a whole trace: every process's, then the Python
     launch check's (<python_rules>: pylaunch.rules.findings)."""

@@ -59,3 +59,8 @@ def did_cuda_work(found):
 def findings(found, context):
     """The trace rules' and the launch check's findings."""
     return rules.trace_findings(found, context, python_rules())
+
+
+def ruled_out(found):
+    """The chapters the trace speaks against (rules.ruled_out)."""
+    return rules.ruled_out(found)
