@@ -143,6 +143,33 @@ def environment_skip(reports):
     return None
 
 
+def summary(rows):
+    """Prints the counts and times; returns the failures they make."""
+    failures = []
+    broken = [r for r in rows if r[1].startswith("broken")
+              and r[2] != "skipped"]
+    first = [r for r in broken if r[2] == "first"]
+    top2 = [r for r in broken if r[2] in ("first", "top2")]
+    fixed_clean = [r for r in rows if r[1].startswith("fixed")
+                   and r[2] == "clean"]
+    fixed_all = [r for r in rows if r[1].startswith("fixed")
+                 and r[2] != "skipped"]
+    print(f"\nbroken programs examined: {len(broken)}; chapter first: "
+          f"{len(first)}; among the first two: {len(top2)}; listed further "
+          "down: "
+          f"{sum(1 for r in broken if r[2] == 'listed')}; missed: "
+          f"{sum(1 for r in broken if r[2] == 'MISSED')}")
+    print(f"fixed programs examined: {len(fixed_all)}; no finding (or only "
+          f"the on-purpose fault): {len(fixed_clean)}")
+    times = sorted(r[3] for r in rows)
+    if times:
+        print(f"time per program: median {times[len(times) // 2]:.1f} s, "
+              f"longest {times[-1]:.1f} s")
+    if broken and len(top2) < 0.9 * len(broken):
+        failures.append(("", "", "", 0, "fewer than 90% in the first two"))
+    return failures
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", required=True)
@@ -181,28 +208,8 @@ def main():
         counts[(kind, verdict)] += 1
         rows.append((number, kind, verdict, seconds, detail))
         print(f"ch{number} {kind:14} {verdict:7} {seconds:6.1f} s  {detail}")
-    broken = [r for r in rows if r[1].startswith("broken")
-              and r[2] != "skipped"]
-    first = [r for r in broken if r[2] == "first"]
-    top2 = [r for r in broken if r[2] in ("first", "top2")]
     failures = [r for r in rows if r[2] in ("MISSED", "DIRTY", "CRASH")]
-    fixed_clean = [r for r in rows if r[1].startswith("fixed")
-                   and r[2] == "clean"]
-    fixed_all = [r for r in rows if r[1].startswith("fixed")
-                 and r[2] != "skipped"]
-    print(f"\nbroken programs examined: {len(broken)}; chapter first: "
-          f"{len(first)}; among the first two: {len(top2)}; listed further "
-          "down: "
-          f"{sum(1 for r in broken if r[2] == 'listed')}; missed: "
-          f"{sum(1 for r in broken if r[2] == 'MISSED')}")
-    print(f"fixed programs examined: {len(fixed_all)}; no finding (or only "
-          f"the on-purpose fault): {len(fixed_clean)}")
-    times = sorted(r[3] for r in rows)
-    if times:
-        print(f"time per program: median {times[len(times) // 2]:.1f} s, "
-              f"longest {times[-1]:.1f} s")
-    if broken and len(top2) < 0.9 * len(broken):
-        failures.append(("", "", "", 0, "fewer than 90% in the first two"))
+    failures += summary(rows)
     if failures:
         print(f"\nFAILED: {len(failures)} program(s) not as issue 17 asks")
         return 1
