@@ -38,8 +38,12 @@ ON_PURPOSE = {"02", "10"}  # fixed programs that fault on purpose
 IGNORE = {"18": r"^overlapped:"}
 
 
-def programs(build, only):
-    """(number, folder name, kind, executable) for every built program."""
+TWINS = ("broken.py", "fixed.py", "broken_cupy.py", "fixed_cupy.py")
+
+
+def programs(build, only, twins=False):
+    """(number, folder name, kind, command) for every built program, and
+    with <twins> every PyCUDA and CuPy twin (python3 script)."""
     found = []
     for chapter in sorted((ROOT / "chapters").iterdir()):
         m = re.match(r"^([0-9][0-9])-", chapter.name)
@@ -48,22 +52,34 @@ def programs(build, only):
         for kind in ("broken", "fixed"):
             exe = Path(build) / "chapters" / chapter.name / kind
             if exe.exists():
-                found.append((m.group(1), chapter.name, kind, exe))
+                found.append((m.group(1), chapter.name, kind, [str(exe)]))
+        for twin in TWINS if twins else ():
+            if (chapter / twin).exists():
+                found.append((m.group(1), chapter.name, twin,
+                              [sys.executable, str(chapter / twin)]))
     return found
 
 
 def examine(number, name, kind, exe, args):
     command = [sys.executable, str(DOCTOR), "--json", "--tool-timeout",
-               "150", "--source", str(ROOT / "chapters" / name)]
-    if kind == "broken":
-        command.append("--wrong-result")
+               "150"]
+    if not args.plain:  # --plain: as a user runs it, no hints given
+        command += ["--source", str(ROOT / "chapters" / name)]
+        if kind.startswith("broken"):
+            command.append("--wrong-result")
     if number in IGNORE:
         command += ["--ignore", IGNORE[number]]
     if args.sanitizer:
         command += ["--sanitizer", args.sanitizer]
+    library = Path(args.build) / "tools" / "trace" / "libclinic_trace.so"
+    if library.exists():
+        command += ["--trace-library", str(library)]
+    # Eight examinations share the GPU here: the budget that one
+    # examination alone keeps (60 s) would cut the tools short.
+    command += ["--budget", "600"]
     if args.out:
         command += ["--keep", str(Path(args.out) / f"ch{number}-{kind}")]
-    command += ["--", str(exe)]
+    command += ["--"] + exe
     start = time.monotonic()
     p = subprocess.run(command, capture_output=True, text=True)
     seconds = time.monotonic() - start
@@ -88,8 +104,8 @@ def chapter_list(report):
 
 
 def judge(number, kind, report):
-    """(verdict word, detail): ok, top2 / listed / MISSED / DIRTY / skipped /
-    CRASH."""
+    """(verdict word, detail): first / top2 / listed / MISSED / clean /
+    DIRTY / skipped / CRASH."""
     if report.get("exit") is None:
         return "CRASH", report.get("crash", "")
     if report["exit"] == 2:
@@ -99,7 +115,9 @@ def judge(number, kind, report):
     top = report["findings"][0] if report.get("findings") else None
     head = (f"{top['source']}: {top['summary']}" if top
             else "no tool finding")
-    if kind == "broken":
+    if kind.startswith("broken"):
+        if named[:1] == [number]:
+            return "first", f"{head} -> {','.join(named[:3])}"
         if number in named[:2]:
             return "top2", f"{head} -> {','.join(named[:3])}"
         if number in named:
@@ -125,6 +143,33 @@ def environment_skip(reports):
     return None
 
 
+def summary(rows):
+    """Prints the counts and times; returns the failures they make."""
+    failures = []
+    broken = [r for r in rows if r[1].startswith("broken")
+              and r[2] != "skipped"]
+    first = [r for r in broken if r[2] == "first"]
+    top2 = [r for r in broken if r[2] in ("first", "top2")]
+    fixed_clean = [r for r in rows if r[1].startswith("fixed")
+                   and r[2] == "clean"]
+    fixed_all = [r for r in rows if r[1].startswith("fixed")
+                 and r[2] != "skipped"]
+    print(f"\nbroken programs examined: {len(broken)}; chapter first: "
+          f"{len(first)}; among the first two: {len(top2)}; listed further "
+          "down: "
+          f"{sum(1 for r in broken if r[2] == 'listed')}; missed: "
+          f"{sum(1 for r in broken if r[2] == 'MISSED')}")
+    print(f"fixed programs examined: {len(fixed_all)}; no finding (or only "
+          f"the on-purpose fault): {len(fixed_clean)}")
+    times = sorted(r[3] for r in rows)
+    if times:
+        print(f"time per program: median {times[len(times) // 2]:.1f} s, "
+              f"longest {times[-1]:.1f} s")
+    if broken and len(top2) < 0.9 * len(broken):
+        failures.append(("", "", "", 0, "fewer than 90% in the first two"))
+    return failures
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", required=True)
@@ -132,9 +177,14 @@ def main():
     parser.add_argument("--jobs", type=int, default=8)
     parser.add_argument("--chapters", default="")
     parser.add_argument("--sanitizer", default="")
+    parser.add_argument("--plain", action="store_true",
+                        help="run the doctor as a user would: no --source, "
+                        "no --wrong-result (issue 24's measure)")
+    parser.add_argument("--twins", action="store_true",
+                        help="also the PyCUDA and CuPy twins")
     args = parser.parse_args()
     only = {c.strip().zfill(2) for c in args.chapters.split(",") if c.strip()}
-    todo = programs(args.build, only)
+    todo = programs(args.build, only, args.twins)
     if not todo:
         print(f"no chapter programs built under {args.build}")
         return 1
@@ -157,24 +207,9 @@ def main():
         counts.setdefault((kind, verdict), 0)
         counts[(kind, verdict)] += 1
         rows.append((number, kind, verdict, seconds, detail))
-        print(f"ch{number} {kind:6} {verdict:7} {seconds:6.1f} s  {detail}")
-    broken = [r for r in rows if r[1] == "broken" and r[2] != "skipped"]
-    top2 = [r for r in broken if r[2] == "top2"]
+        print(f"ch{number} {kind:14} {verdict:7} {seconds:6.1f} s  {detail}")
     failures = [r for r in rows if r[2] in ("MISSED", "DIRTY", "CRASH")]
-    fixed_clean = [r for r in rows if r[1] == "fixed" and r[2] == "clean"]
-    fixed_all = [r for r in rows if r[1] == "fixed" and r[2] != "skipped"]
-    print(f"\nbroken programs examined: {len(broken)}; chapter among the "
-          f"first two: {len(top2)}; listed further down: "
-          f"{sum(1 for r in broken if r[2] == 'listed')}; missed: "
-          f"{sum(1 for r in broken if r[2] == 'MISSED')}")
-    print(f"fixed programs examined: {len(fixed_all)}; no finding (or only "
-          f"the on-purpose fault): {len(fixed_clean)}")
-    times = sorted(r[3] for r in rows)
-    if times:
-        print(f"time per program: median {times[len(times) // 2]:.1f} s, "
-              f"longest {times[-1]:.1f} s")
-    if broken and len(top2) < 0.9 * len(broken):
-        failures.append(("", "", "", 0, "fewer than 90% in the first two"))
+    failures += summary(rows)
     if failures:
         print(f"\nFAILED: {len(failures)} program(s) not as issue 17 asks")
         return 1

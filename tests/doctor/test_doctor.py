@@ -1,4 +1,5 @@
-"""Unit tests of tools/clinic-doctor, run by `ctest -L doctor` without a GPU.
+"""Unit tests of tools/clinic-doctor (the package tools/clinic_doctor), run
+by `ctest -L doctor` without a GPU.
 
 The report parser and the routing are tested on real compute-sanitizer
 reports: the samples in samples/ (recorded on an H100/H200 by the doctor's
@@ -10,14 +11,13 @@ The bad-input tests run the doctor end to end with a stand-in program and a
 stand-in compute-sanitizer (samples/fake-sanitizer), so they need no GPU.
 """
 
-import importlib.machinery
-import importlib.util
 import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
+import types
 import unittest
 from pathlib import Path
 
@@ -28,19 +28,25 @@ RUNS = SAMPLES / "runs"  # the doctor's --keep folders from a GPU run
 DOCTOR = ROOT / "tools" / "clinic-doctor"
 sys.path.insert(0, str(ROOT / "tests" / "drivers"))
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT / "tools"))
 import doctor_gpu  # noqa: E402
+from clinic_doctor import chapters as chapter_data  # noqa: E402
+from clinic_doctor import evidence, program, ranking  # noqa: E402
+from clinic_doctor import reports as parsing, sanitizer  # noqa: E402
+from clinic_doctor import examine as examination  # noqa: E402
+from clinic_doctor import trace  # noqa: E402
 
 
-def load_tool():
-    loader = importlib.machinery.SourceFileLoader("clinic_doctor",
-                                                  str(DOCTOR))
-    spec = importlib.util.spec_from_loader("clinic_doctor", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-doctor = load_tool()
+# The doctor's functions the tests call, by the names they had when the
+# doctor was one file.
+doctor = types.SimpleNamespace(
+    address_facts=parsing.address_facts, parse_report=parsing.parse_report,
+    consequences=ranking.consequences, diagnose=examination.diagnose,
+    finish=lambda report, started, _args: examination.finish(report,
+                                                             started),
+    load_chapters=chapter_data.load_chapters, validate=chapter_data.validate,
+    run_facts=evidence.run_facts, script_of=program.script_of,
+    SANITIZER_TOOLS=sanitizer.TOOLS)
 CHAPTERS = doctor.load_chapters(ROOT)
 # What the doctor is told about the GPU in the end-to-end tests.
 FAKE_GPU = json.dumps({"driver": 13000, "devices": 1,
@@ -115,7 +121,22 @@ def recorded_reports():
     return found
 
 
-def replay(run):
+def recorded_trace(number, prog):
+    """The trace recorded on the GPU host for a chapter program
+    (traces/chNN/<prog>.jsonl and its children's), read as the doctor
+    reads a trace run's folder, or None."""
+    files = sorted((HERE / "traces" / f"ch{number}").glob(f"{prog}.*jsonl"))
+    files = [f for f in files if f.name == f"{prog}.jsonl" or re.fullmatch(
+        re.escape(prog) + r"\.[0-9]+\.jsonl", f.name)]
+    if not files:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, path in enumerate(files, 1):
+            (Path(tmp) / f"api-{i}.jsonl").write_text(path.read_text())
+        return trace.read_trace(tmp)
+
+
+def replay(run, with_trace=False, wrong_result=None):
     """The doctor offline on one kept GPU run (samples/runs/chNN-<prog>):
     its plain, blocking and repeated transcripts and its sanitizer reports,
     as tests/doctor/doctor_gpu.py ran it. Returns the report dict."""
@@ -125,7 +146,8 @@ def replay(run):
     repeats = [fake_plain(f.read_text()) for f in sorted(run.glob("run*.out"))]
     facts, seen = doctor.run_facts(plain, blocking, repeats,
                                    doctor_gpu.IGNORE.get(number),
-                                   prog == "broken")
+                                   prog == "broken" if wrong_result is None
+                                   else wrong_result)
     records = []
     for tool in doctor.SANITIZER_TOOLS:
         if (run / f"{tool}.txt").exists():
@@ -138,7 +160,9 @@ def replay(run):
         report["cannot_examine"].append("the sanitizer tools did not finish "
                                         "in this run")
     doctor.diagnose(report, CHAPTERS, records, facts, seen, plain,
-                    source_text=source)
+                    source_text=source,
+                    found=recorded_trace(number, prog) if with_trace
+                    else None)
     return doctor.finish(report, 0, None)
 
 
@@ -319,12 +343,29 @@ class Routing(unittest.TestCase):
                 report = replay(run)
                 verdict, detail = doctor_gpu.judge(number, prog, report)
                 print(f"{run.name}: {verdict} {detail}")
-                self.assertIn(verdict, ("top2", "listed", "clean",
+                self.assertIn(verdict, ("first", "top2", "listed", "clean",
                                         "skipped"), detail)
                 if prog == "broken" and verdict != "skipped":
                     broken += 1
-                    top2 += verdict == "top2"
+                    top2 += verdict in ("first", "top2")
         self.assertGreaterEqual(top2, 0.9 * broken)
+
+    def test_the_gpu_runs_with_their_traces_name_the_chapter_first(self):
+        """Every kept GPU run with the trace recorded of the same program,
+        judged as a user runs the doctor (no --source, no --wrong-result):
+        each broken program's chapter comes first; each fixed program has
+        no finding but the faults chapters 02 and 10 make on purpose."""
+        runs = [r for r in sorted(RUNS.glob("ch[0-9][0-9]-*"))
+                if in_clinic(r.name[2:4])
+                and recorded_trace(r.name[2:4], r.name[5:])]
+        self.assertTrue(runs)
+        for run in runs:
+            number, prog = run.name[2:4], run.name[5:]
+            with self.subTest(run=run.name):
+                report = replay(run, with_trace=True, wrong_result=False)
+                verdict, detail = doctor_gpu.judge(number, prog, report)
+                self.assertIn(verdict, ("first", "clean", "skipped"),
+                              detail)
 
     def test_silent_causes_are_ranked_by_evidence(self):
         plain = fake_plain("*** stack smashing detected ***\n"
@@ -397,10 +438,13 @@ class BadInput(unittest.TestCase):
         self.assertIn("not a clean bill of health", p.stdout)
 
     def test_not_a_cuda_program(self):
+        """A program is examined whatever its binary holds; the trace,
+        which sees no CUDA call, says it is not a CUDA program."""
         true = "/bin/true" if os.path.exists("/bin/true") else "/usr/bin/true"
-        p = self.doctor("--", true)
+        p = self.doctor("--trace-library", __file__, "--", true)
         self.assertEqual(p.returncode, 2)
         self.assertIn("not a CUDA program", p.stdout)
+        self.assertIn("the trace saw no CUDA call", p.stdout)
 
     def test_no_program_named(self):
         self.assertEqual(self.doctor().returncode, 2)
@@ -534,7 +578,8 @@ class BadInput(unittest.TestCase):
                 report = json.loads(p.stdout)
                 self.assertEqual(p.returncode, 1, p.stdout)
                 self.assertEqual(report["exit"], 1)
-                self.assertFalse(report["cannot_examine"])
+                for text in report["cannot_examine"]:
+                    self.assertIn("trace unavailable", text)
                 self.assertEqual(report["findings"][0]["kind"],
                                  "no-kernel-image")
                 self.assertEqual(report["suspects"][0], "28")

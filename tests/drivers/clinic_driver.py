@@ -20,10 +20,22 @@ import argparse
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
+
+# The process runner, the transcript format and compute-sanitizer's options
+# are the doctor's (tools/clinic_doctor), shared with the exercise tool.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__)))), "tools"))
+from clinic_doctor import runs, sanitizer as sanitizers  # noqa: E402
+
+SCRUBBED = runs.SCRUBBED
+SANITIZER_ERRORS = sanitizers.FOUND_ERRORS
+status_text = runs.status_text
+transcript = runs.transcript
+sanitizer_args = sanitizers.sanitizer_args
+find_sanitizer = sanitizers.find_sanitizer
 
 SKIP_EXIT = 77
 # The words CLINIC_REQUIRE knows. A test that needs one of them fails instead
@@ -56,14 +68,6 @@ REASON_CAUSES = (
 TWIN_LIBRARIES = ("pycuda", "cupy")
 # Set by the update-expected preset; any other non-empty value is a mistake.
 UPDATE_TOKEN = "record from real runs (ctest --preset update-expected)"
-# Switches that change chapters' outcomes: golden and sanitizer runs
-# never see them.
-SCRUBBED = (
-    "CLINIC_DEBUG_SYNC",
-    "CUDA_LAUNCH_BLOCKING",
-    "CUDA_DEVICE_MAX_CONNECTIONS",
-)
-SANITIZER_ERRORS = 86  # compute-sanitizer's exit status when it found errors
 # Under a tool, each CUDA context opens one hardware work queue instead of
 # eight. The driver builds every queue under a lock that all processes on the
 # GPU share (about 16 ms a queue on an H200), so with many tests at once the
@@ -158,31 +162,14 @@ def skip(cause, needs, why):
 
 
 def run(command, timeout=None, extra_env=None):
-    """Runs a command in a clean environment, plus <extra_env>; returns
+    """Runs a command in a clean environment (runs.run: without the SCRUBBED
+    switches, in a process group of its own), plus <extra_env>; returns
     (stdout, stderr, status text). The status is the exit code, or the
     signal's name."""
-    env = {k: v for k, v in os.environ.items() if k not in SCRUBBED}
-    env.update(extra_env or {})
-    try:
-        p = subprocess.run(
-            command, capture_output=True, env=env, timeout=timeout
-        )
-    except subprocess.TimeoutExpired as e:
-        out = (e.stdout or b"").decode(errors="replace")
-        err = (e.stderr or b"").decode(errors="replace")
-        return out, err, "timed out after %s s" % timeout
-    return (
-        p.stdout.decode(errors="replace"),
-        p.stderr.decode(errors="replace"),
-        status_text(p.returncode),
-    )
-
-
-def status_text(rc):
-    """An exit status as the transcripts write it: the exit code, or for a
-    signal (a negative returncode from subprocess) its name, such as
-    "Segmentation fault". The exercise tool and the doctor use it too."""
-    return str(rc) if rc >= 0 else (signal.strsignal(-rc) or "signal %d" % -rc)
+    result = runs.run(command, timeout, extra_env)
+    if result["timed_out"]:
+        return result["out"], result["err"], "timed out after %s s" % timeout
+    return result["out"], result["err"], result["status"]
 
 
 def program_skip(out, err, status):
@@ -192,15 +179,6 @@ def program_skip(out, err, status):
     if status == str(SKIP_EXIT) and m and err == "":
         return m.group(1)
     return None
-
-
-def transcript(out, err, status):
-    """stdout, then "[stderr]" and stderr if any, then "[exit status: N]"."""
-    text = out + ("[stderr]\n" + err if err else "")
-    text = text.replace("\r\n", "\n")
-    if text and not text.endswith("\n"):
-        text += "\n"
-    return text + "[exit status: %s]\n" % status
 
 
 def update_mode(record):
@@ -311,44 +289,6 @@ def mask(report, program):
             block = []
         block.append(line)
     return "".join(kept)
-
-
-def sanitizer_args(tool, log):
-    """compute-sanitizer's options for one run of <tool>, the same for the
-    tests, the exercise checker and the doctor: exit status SANITIZER_ERRORS
-    when it found errors, at most 20 reports, the report into <log>, and
-    for memcheck the leak check."""
-    args = [
-        "--tool",
-        tool,
-        "--error-exitcode",
-        str(SANITIZER_ERRORS),
-        "--print-limit",
-        "20",
-        "--log-file",
-        log,
-    ]
-    if tool == "memcheck":
-        args += ["--leak-check", "full"]
-    return args
-
-
-def find_sanitizer(given=None, nvcc=None):
-    """compute-sanitizer for the tools run by hand (the tests get its path
-    from CMake): as given (None if that does not exist), else next to nvcc
-    (the one named, CUDACXX, the PATH's, /usr/local/cuda/bin), else on the
-    PATH."""
-    if given:
-        return given if os.path.exists(given) or shutil.which(given) else None
-    for compiler in (nvcc, os.environ.get("CUDACXX"), shutil.which("nvcc"),
-                     "/usr/local/cuda/bin/nvcc"):
-        path = compiler and (shutil.which(compiler) or compiler)
-        if path and os.path.exists(path):
-            beside = os.path.join(os.path.dirname(os.path.realpath(path)),
-                                  "compute-sanitizer")
-            if os.path.exists(beside):
-                return beside
-    return shutil.which("compute-sanitizer")
 
 
 def cmd_sanitizer(a):

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The self-test must catch the harness's likely bugs. Each mutant below is one
 such bug, planted in a copy of the harness (cmake/, tests/drivers/,
-tests/selftest/, bench/check_csv.py and bench/results/); the self-test part
-that covers the planted file must then fail. tests/CMakeLists.txt registers
-one test per mutant, harness.mutant.<id>.
+tools/clinic_doctor/ (its process runner), tests/selftest/, bench/check_csv.py
+and bench/results/); the self-test part that covers the planted file must then
+fail. tests/CMakeLists.txt registers one test per mutant, harness.mutant.<id>.
 
 A mutant of the drivers names the fake tests that catch it (a wrong verdict:
 the part's own check): the self-test runs those alone, about a tenth of a
@@ -29,6 +29,10 @@ C = "cmake/clinic.cmake"
 T = "cmake/clinic_tests.cmake"
 L = "bench/check_csv.py"
 P = "common/clinic_pycuda.py"
+# The process runner and the sanitizer options the driver shares with the
+# doctor and the exercise tool.
+R = "tools/clinic_doctor/runs.py"
+S = "tools/clinic_doctor/sanitizer.py"
 
 # (id, what, file, original text, planted text, the fake tests that catch it:
 # for the drivers part, () for the whole part)
@@ -36,7 +40,7 @@ MUTANTS = [
     (
         "golden_drops_stderr",
         "the golden transcript drops stderr",
-        D,
+        R,
         'text = out + ("[stderr]\\n" + err if err else "")',
         "text = out",
         ("fail.golden.stderr_not_recorded",),
@@ -44,7 +48,7 @@ MUTANTS = [
     (
         "exit_always_1",
         "every non-zero exit recorded as 1",
-        D,
+        R,
         "str(rc) if rc >= 0 else",
         "str(min(rc, 1)) if rc >= 0 else",
         ("fail.golden.exit_2_not_1",),
@@ -100,7 +104,7 @@ MUTANTS = [
     (
         "no_tool_option",
         "--tool not passed to compute-sanitizer",
-        D,
+        S,
         '        "--tool",\n        tool,\n',
         "",
         ("pass.sanitizer.tool_and_leak_check_passed",),
@@ -108,7 +112,7 @@ MUTANTS = [
     (
         "no_leak_check",
         "--leak-check full not passed to compute-sanitizer",
-        D,
+        S,
         'args += ["--leak-check", "full"]',
         "args += []",
         ("pass.sanitizer.tool_and_leak_check_passed",),
@@ -205,7 +209,7 @@ MUTANTS = [
     (
         "environment_leaks",
         "CLINIC_DEBUG_SYNC and friends reach the programs",
-        D,
+        R,
         "if k not in SCRUBBED}",
         "if True}",
         ("pass.golden.environment_scrubbed",),
@@ -564,12 +568,14 @@ MUTANTS = [
         (),
     ),
 ]
-PART = {D: "drivers", T: "drivers", C: "registration", L: "lab", P: "drivers"}
+PART = {D: "drivers", T: "drivers", C: "registration", L: "lab", P: "drivers",
+        R: "drivers", S: "drivers"}
 COPY = (
     "cmake",
     "common/clinic_pycuda.py",
     "tests/drivers",
     "tests/selftest",
+    "tools/clinic_doctor",
     "bench/check_csv.py",
     "bench/results",
 )

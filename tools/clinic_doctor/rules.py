@@ -1,0 +1,542 @@
+"""The trace rules: each reads one process's calls (model.Process) and
+returns findings that name their chapter and quote the calls they rest on,
+by record number and arguments:
+{"chapter", "summary", "evidence": [...], "strength": "strong"|"weak"}."""
+
+import re
+
+from . import kernels
+from .model import DEVICE_MEM, HOST_MEM, Process, device_side, threads
+from .model import used_pointers
+from .trace import number, quote
+
+KERNEL_FAULTS = re.compile(
+    r"IllegalAddress|LaunchFailure|IllegalInstruction|MisalignedAddress|"
+    r"InvalidAddressSpace|InvalidPc|HardwareStackError|Assert|"
+    r"ILLEGAL_ADDRESS|LAUNCH_FAILED|ILLEGAL_INSTRUCTION|MISALIGNED_ADDRESS|"
+    r"INVALID_ADDRESS_SPACE|INVALID_PC|HARDWARE_STACK_ERROR|ASSERT")
+# Driver calls that need no current context, and the probing calls a
+# library makes (PyCUDA asks cuGetErrorString about every error code).
+NO_CONTEXT = re.compile(
+    r"^(cuInit|cuDriverGetVersion|cuDevice\w*|cuCtxGetCurrent|"
+    r"cuCtxSetCurrent|cuCtxPushCurrent\w*|cuCtxPopCurrent\w*|cuCtxCreate\w*|"
+    r"cuDevicePrimaryCtx\w*|cuGetErrorString|cuGetErrorName|"
+    r"cuGetProcAddress\w*|cuModuleGetLoadingMode|cuGetExportTable)$")
+
+
+def finding(chapter, summary, calls, strength="strong"):
+    return {"chapter": chapter, "summary": summary,
+            "evidence": [quote(c) for c in calls], "strength": strength}
+
+
+def rule_01(p, context):
+    """A buffer or a copy exactly 1/4 or 1/8 of what a launch covers."""
+    found = []
+    for call in p.calls:
+        if call.get("op") != "launch":
+            continue
+        for _, alloc, kind in p.pointer_params(call):
+            strength = "strong"
+            if kind is None:  # extern "C" (PyCUDA, CuPy): no types known
+                kind, strength = {"size": 4, "const": False}, "weak"
+            if not kind["size"] or kind["size"] < 2:
+                continue
+            for count in p.int_params(call):
+                covered = count * kind["size"]
+                if count < 16 or threads(call) < count:
+                    continue
+                short = [c for c in copies_of(p, alloc)
+                         if c["bytes"] * 4 == covered
+                         or c["bytes"] * 8 == covered]
+                size = alloc["end"] - alloc["base"]
+                if size * 4 == covered or size * 8 == covered or short:
+                    found.append(finding(
+                        "01", f"{kernels.display_name(call)} covers {count} "
+                        f"elements of {kind['size']} bytes ({covered} bytes),"
+                        f" but the buffer holds {size} bytes"
+                        + (f" and a copy moves {short[0]['bytes']}"
+                           if short else "") + ": a count of elements "
+                        "where bytes are due",
+                        [alloc["call"], call] + short[:1], strength))
+                    return found
+    return found
+
+
+def copies_of(p, alloc):
+    """The copies whose device side lies in <alloc> (an index built once
+    per process)."""
+    if not hasattr(p, "copy_table"):
+        p.copy_table = {}
+        for c in p.calls:
+            if c.get("op") != "copy":
+                continue
+            owners = {id(o): o for o in (p.owner(a, c.get("n", 0))
+                                         for _, a in device_side(c)) if o}
+            for key in owners:
+                p.copy_table.setdefault(key, []).append(c)
+    return p.copy_table.get(id(alloc), [])
+
+
+def rule_02(p, context):
+    """A failed allocation whose pointer is used later."""
+    for call in p.calls:
+        if call.get("op") != "alloc" or not call.get("result"):
+            continue
+        value = number(call.get("ptr")) or 0
+        for later in p.calls:
+            if later.get("n", 0) <= call.get("n", 0):
+                continue
+            if value == 0 and later.get("op") not in ("copy", "memset"):
+                continue  # cudaFree(NULL) is harmless, a 0 may be a count
+            if any(a == value for _, a in used_pointers(later)):
+                return [finding(
+                    "02", f"{call.get('api')} failed "
+                    f"({call.get('error', call['result'])}) and its pointer "
+                    f"({hex(value)}) is used afterwards", [call, later])]
+    return []
+
+
+def rule_03(p, context):
+    """A device-to-host copy larger than its host destination."""
+    for call in p.calls:
+        chunk = call.get("host_chunk")
+        if call.get("op") != "copy" or chunk is None:
+            continue
+        if call.get("host_chunk_of", "dst") == "dst" and call.get(
+                "kind") in (2, 4) and call.get("bytes", 0) > chunk:
+            return [finding(
+                "03", f"a copy writes {call['bytes']} bytes into a host "
+                f"buffer of {chunk} bytes (its heap block)", [call])]
+    return []
+
+
+def rule_07(p, context):
+    """A pointer used after its cudaFree (an address that a new allocation
+    took again is not)."""
+    found = []
+    for call in p.calls:
+        for role, address in used_pointers(call):
+            alloc = p.freed_owner(address, call.get("n", 0))
+            if alloc and alloc["mem"] != "managed":
+                found.append(finding(
+                    "07", f"{call.get('api')} uses {hex(address)} ({role})"
+                    f", freed by #{alloc['free_call'].get('n')}",
+                    [alloc["call"], alloc["free_call"], call]))
+                break
+    return found[:1]
+
+
+def true_class(p, call, side):
+    """"device", "host" or None: what a copy's pointer is, by the
+    allocation table and the library's class."""
+    address = number(call.get(side))
+    alloc = p.owner(address, call.get("n", 0))
+    mem = alloc["mem"] if alloc else call.get(f"{side}_mem")
+    if mem in DEVICE_MEM:
+        return "device"
+    if mem in HOST_MEM:
+        return "host"
+    return None
+
+
+def rule_06(p, context):
+    """A copy whose kind contradicts its pointers (even the swap that
+    succeeds with pinned memory)."""
+    freed = {f["evidence"][-1] for f in rule_07(p, context)}
+    for call in p.calls:
+        kind = call.get("kind")
+        if call.get("op") != "copy" or kind not in (1, 2, 3):
+            continue
+        if quote(call) in freed:
+            continue
+        dst, src = true_class(p, call, "dst"), true_class(p, call, "src")
+        if kind == 3:  # mapped pinned memory may take part in a D2D copy
+            dst = None if dst == "host" and call.get(
+                "dst_mem") != "pageable" else dst
+            src = None if src == "host" and call.get(
+                "src_mem") != "pageable" else src
+        want = {1: ("device", "host"), 2: ("host", "device"),
+                3: ("device", "device")}[kind]
+        wrong = [(side, got, need) for side, got, need in
+                 (("dst", dst, want[0]), ("src", src, want[1]))
+                 if got and got != need]
+        if any(got == "device" for _, got, _ in wrong):
+            names = {1: "cudaMemcpyHostToDevice", 2: "cudaMemcpyDeviceToHost",
+                     3: "cudaMemcpyDeviceToDevice"}
+            said = ", ".join(f"{s} is {g} memory" for s, g, _ in wrong)
+            return [finding("06", f"a copy says {names[kind]}, but {said}"
+                            + ("" if call.get("result") else
+                               " (and it succeeded)"), [call])]
+    return []
+
+
+def launches_writing(p, alloc, before):
+    """The launches before call <before> that were given a non-const
+    pointer into <alloc> (an index built once per process)."""
+    if not hasattr(p, "launch_table"):
+        p.launch_table = {}
+        for c in p.calls:
+            if c.get("op") != "launch":
+                continue
+            for _, owner, kind in p.pointer_params(c):
+                if not (kind and kind["const"]):
+                    p.launch_table.setdefault(id(owner), []).append(c)
+    return [c for c in p.launch_table.get(id(alloc), [])
+            if c.get("n", 0) < before]
+
+
+def rule_08(p, context):
+    """A kernel on a non-blocking stream writes a buffer that a copy in
+    another stream then reads, with nothing ordering the two."""
+    for call in p.calls:
+        if call.get("op") != "copy" or call.get("kind") not in (2, 3, 4):
+            continue
+        n, stream = call.get("n", 0), number(call.get("stream")) or 0
+        alloc = p.owner(number(call.get("src")), n)
+        if not alloc or alloc["mem"] not in DEVICE_MEM:
+            continue
+        src = number(call.get("src"))
+        for launch in launches_writing(p, alloc, n):
+            k_stream = number(launch.get("stream")) or 0
+            given = [number(q.get("value")) for q in launch.get("params", [])
+                     if q.get("size") == 8]
+            if not any(src <= (v or -1) < src + (call.get("bytes") or 1)
+                       for v in given):
+                continue  # the kernel was given another part of the buffer
+            if not p.ordered(launch["n"], k_stream, n, stream):
+                return [finding(
+                    "08", f"{kernels.display_name(launch)} runs in stream "
+                    f"{hex(k_stream)} (flags {p.flags.get(k_stream, 0)}) "
+                    f"and a copy in stream {hex(stream)} reads its buffer "
+                    "with no wait between them", [launch, call])]
+    return []
+
+
+def rule_09(p, context, complete):
+    """An async device-to-host copy that nothing waits for before the
+    program ends."""
+    if not complete:
+        return []
+    end = p.calls[-1].get("n", 0) + 1 if p.calls else 0
+    for call in p.calls:
+        if call.get("op") == "copy" and call.get("async") and call.get(
+                "kind") == 2 and not call.get("result"):
+            stream = number(call.get("stream")) or 0
+            if not p.done(call["n"], stream, end):
+                return [finding(
+                    "09", "an async device-to-host copy is never waited "
+                    "for: the host may read its destination before it "
+                    "arrives", [call])]
+    return []
+
+
+def rule_10(p, context):
+    """A kernel fault first reported by a later call: names the kernel and
+    whether its launch was checked."""
+    failed = next((c for c in p.calls if c.get("result")), None)
+    if not failed or not KERNEL_FAULTS.search(str(failed.get("error", ""))):
+        return []
+    if failed.get("op") in ("launch", "sync"):
+        return []  # the launch itself, or a wait made to catch it
+    launches = [c for c in p.calls if c.get("op") == "launch"
+                and c.get("n", 0) < failed.get("n", 0)]
+    if not launches:
+        return []
+    launch = launches[-1]
+    checked = [c for c in p.calls
+               if launch["n"] < c.get("n", 0) < failed["n"]
+               and c.get("api", "").endswith(("GetLastError",
+                                              "PeekAtLastError"))]
+    summary = (f"{kernels.display_name(launch)} faulted, and the fault was "
+               f"first reported by {failed.get('api')} "
+               f"({failed.get('error')})")
+    if checked:
+        return [finding("10", summary + "; the launch was checked, but "
+                        "only for launch errors", [launch] + checked[:1]
+                        + [failed], "weak")]
+    late = finding("10", summary + ": nothing checked the launch",
+                   [launch, failed])
+    # Reported late is true of any fault: a tool's finding that names the
+    # fault's own cause (13, 21, 27) goes first.
+    late["score"] = 6
+    return [late]
+
+
+def rule_12(p, context):
+    """A grid covering fewer threads than the element count passed."""
+    source = context.get("source", "")
+    stride = re.search(r"gridDim|grid_stride|stride", source) or not (
+        re.search(r"blockIdx\.x\s*\*\s*blockDim\.x|"
+                  r"blockDim\.x\s*\*\s*blockIdx\.x", source))
+    for call in p.calls:
+        if call.get("op") != "launch":
+            continue
+        room = [(alloc, kind or {"size": 4, "guess": True})
+                for _, alloc, kind in p.pointer_params(call)
+                if kind is None or kind["size"]]
+        for count in p.int_params(call):
+            fits = [a for a, k in room
+                    if (a["end"] - a["base"]) >= count * k["size"]]
+            if count > threads(call) and fits:
+                strength = "weak" if stride or any(
+                    k.get("guess") for _, k in room) else "strong"
+                return [finding(
+                    "12", f"{kernels.display_name(call)} is launched with "
+                    f"{threads(call)} threads for {count} elements",
+                    [fits[0]["call"], call], strength)]
+    return []
+
+
+def rule_14(p, context):
+    """A launch with more threads in a block than any GPU allows (1024)."""
+    for call in p.calls:
+        block = 1
+        for v in call.get("block") or []:
+            block *= max(int(v), 1)
+        if call.get("op") == "launch" and block > 1024:
+            return [finding(
+                "14", f"{kernels.display_name(call)} is launched with "
+                f"{block} threads per block; the limit is 1024", [call])]
+    return []
+
+
+def rule_17(p, context):
+    """A host-to-device copy whose data holds host addresses."""
+    for call in p.calls:
+        if call.get("op") == "copy" and call.get("kind") == 1 and (
+                call.get("host_pointers") or call.get("host_addresses")):
+            return [finding("17", "a copy to the device carries host "
+                            "addresses in its data", [call])]
+    return []
+
+
+def waited_at_once(p, call):
+    """The thread's next call waits for this one: the program meant no
+    overlap (PyTorch copies from pageable memory that way)."""
+    after = [c for c in p.calls if c.get("n", 0) > call.get("n", 0)
+             and c.get("tid") == call.get("tid")][:1]
+    stream = number(call.get("stream")) or 0
+    return bool(after) and p.done(call["n"], stream, after[0]["n"] + 1)
+
+
+def rule_18(p, context):
+    """An async copy from or to pageable memory."""
+    for call in p.calls:
+        if call.get("op") != "copy" or not call.get("async"):
+            continue
+        host = {1: "src", 2: "dst"}.get(call.get("kind"))
+        if host and true_class(p, call, host) == "host" and (
+                call.get(f"{host}_mem") == "pageable") and not waited_at_once(
+                    p, call):
+            return [finding(
+                "18", "cudaMemcpyAsync with pageable host memory: the copy "
+                "cannot overlap, it runs as a plain copy", [call])]
+    return []
+
+
+def overlap(a, b):
+    """Two copies read overlapping host bytes."""
+    sa, sb = number(a.get("src")) or 0, number(b.get("src")) or 0
+    size_a, size_b = a.get("bytes") or 1, b.get("bytes") or 1
+    return sa < sb + size_b and sb < sa + size_a
+
+
+def rule_19(p, context):
+    """Two queued async copies from the same pinned buffer with nothing
+    waiting for the first before the second is queued."""
+    last = {}
+    for call in p.calls:
+        if call.get("op") != "copy" or not call.get("async") or call.get(
+                "kind") != 1:
+            continue
+        alloc = p.owner(number(call.get("src")), call.get("n", 0))
+        if not alloc or alloc["mem"] not in ("pinned", "registered"):
+            continue
+        before = last.get(id(alloc))
+        last[id(alloc)] = call
+        if before and overlap(before, call) and not p.done(
+                before["n"], number(before.get("stream")) or 0, call["n"]):
+            return [finding(
+                "19", "a pinned buffer is copied again while its previous "
+                "async copy may not have read it yet", [before, call])]
+    return []
+
+
+def rule_20(p, context):
+    """A copy's device pointer that no allocation owns (a device-heap
+    pointer, an address made up)."""
+    if any(re.match(r"^cuMem(Map|Create|AddressReserve)", c.get("api", ""))
+           for c in p.calls):
+        return []  # virtual memory management: allocations unseen
+    for call in p.calls:
+        if call.get("op") != "copy" or call.get("symbol"):
+            continue  # a symbol's address is no allocation's
+        if call.get("kind") in (1, 2) and "device" in (
+                true_class(p, call, "dst"), true_class(p, call, "src")) and (
+                true_class(p, call, "dst") != true_class(p, call, "src")):
+            if true_class(p, call, {1: "src", 2: "dst"}[call["kind"]]) == (
+                    "device"):
+                continue  # swapped sides: chapter 06
+        for side, address in device_side(call):
+            n = call.get("n", 0)
+            if address and not p.owner(address, n) and not p.freed_owner(
+                    address, n) and call.get(f"{side}_mem") in (
+                    "unknown", "pageable", None) and not call.get(
+                        f"{side}_base"):
+                return [finding(
+                    "20", f"{call.get('api')}'s {side} {hex(address)} "
+                    "belongs to no allocation the program made (a device "
+                    "heap pointer from malloc() in a kernel?)", [call])]
+    return []
+
+
+def becomes(byte, kind):
+    """What each element of a buffer memset to <byte> holds."""
+    import struct
+    size = (kind or {}).get("size") or 4
+    raw = bytes([byte]) * size
+    if kind and kind.get("float") and size in (4, 8):
+        value = struct.unpack("<f" if size == 4 else "<d", raw)[0]
+        return f"each {'float' if size == 4 else 'double'} becomes {value}"
+    name = {2: "short", 4: "int", 8: "long long"}.get(size, "int")
+    return f"each {name} becomes {int.from_bytes(raw, 'little', signed=True)}"
+
+
+def rule_25(p, context):
+    """A memset whose byte is neither 0x00 nor 0xFF on a buffer used as
+    wider elements afterwards."""
+    for call in p.calls:
+        value = call.get("value")
+        if call.get("op") != "memset" or (call.get("elem") or 1) != 1 or \
+                not isinstance(value, int) or value & 0xFF in (0, 0xFF):
+            continue
+        alloc = p.owner(number(call.get("ptr")), call.get("n", 0))
+        if not alloc:
+            continue
+        reads = {id(c) for c in copies_of(p, alloc) if c.get("kind") == 2}
+        for later in p.calls[p.calls.index(call) + 1:]:
+            kinds = [k for _, a, k in p.pointer_params(later)
+                     if a is alloc] if later.get("op") == "launch" else []
+            wide = [k for k in kinds if k and (k["size"] or 0) > 1]
+            read = id(later) in reads
+            if wide or read:
+                kind = wide[0] if wide else None
+                return [finding(
+                    "25", f"cudaMemset sets bytes: value {value} fills "
+                    f"every byte with {value & 0xFF:#04x}, so "
+                    f"{becomes(value & 0xFF, kind)}", [call, later])]
+    return []
+
+
+def rule_26(p, context):
+    """A pitched allocation copied or indexed with its width, not its
+    pitch."""
+    for call in p.calls:
+        for side, pitch_key in (("dst", "dpitch"), ("src", "spitch")):
+            alloc = p.owner(number(call.get(side)), call.get("n", 0))
+            if call.get("op") != "copy" or not alloc or alloc["mem"] != (
+                    "pitched"):
+                continue
+            pitch = alloc["call"].get("pitch")
+            given = call.get(pitch_key)
+            if given is None and call.get("bytes") == (
+                    alloc["call"].get("width", 0) * alloc["call"].get(
+                        "height", 0)) and pitch != alloc["call"].get("width"):
+                given = alloc["call"].get("width")
+            if given is not None and pitch and given != pitch:
+                return [finding(
+                    "26", f"pitched memory (pitch {pitch} bytes) copied "
+                    f"with a row step of {given}", [alloc["call"], call])]
+    return []
+
+
+def rule_31(p, context):
+    """A call in a thread with no current context (a library's probing
+    calls are not)."""
+    for call in p.calls:
+        error = str(call.get("error", ""))
+        api = call.get("api", "")
+        if NO_CONTEXT.match(api):
+            continue
+        if re.search(r"INVALID_CONTEXT|InvalidContext|CONTEXT_IS_DESTROYED",
+                     error) or (call.get("layer") == "drv" and call.get(
+                         "ctx") in ("0x0", 0) and call.get("result")):
+            return [finding(
+                "31", f"{api} in thread {call.get('tid')}, which has no "
+                "current context", [call])]
+    return []
+
+
+def rule_32_33(p, context):
+    """A kernel on one device given another device's allocation without
+    peer access: 32 when the allocation was made on the default device
+    before any cudaSetDevice, 33 when it was made there on purpose."""
+    for call in p.calls:
+        if call.get("op") != "launch" or call.get("dev") is None:
+            continue
+        for _, alloc, _ in p.pointer_params(call):
+            other = alloc["dev"]
+            if other is None or other == call["dev"] or alloc["mem"] == (
+                    "managed") or (call["dev"], other) in p.peers:
+                continue
+            early = p.set_device_at is None or alloc["n"] < p.set_device_at
+            chapter = "32" if early else "33"
+            return [finding(
+                chapter, f"{kernels.display_name(call)} runs on device "
+                f"{call['dev']} and is given memory of device {other}"
+                + (", allocated before any cudaSetDevice" if early else
+                   ", with no peer access enabled"),
+                [alloc["call"], call])]
+    return []
+
+
+# In the order a finding goes first when two fit: 07 before 06.
+RULES = (rule_02, rule_07, rule_06, rule_03, rule_01, rule_08, rule_10,
+         rule_12, rule_14, rule_17, rule_18, rule_19, rule_20, rule_25, rule_26,
+         rule_31, rule_32_33)
+
+
+def process_findings(process, context):
+    """Every rule's findings for one traced process."""
+    p = Process(process["calls"])
+    found = []
+    for rule in RULES:
+        found += rule(p, context)
+    found += rule_09(p, context, process.get("complete", False))
+    return found
+
+
+def ruled_out(trace):
+    """The chapters a trace speaks against: 12 when every launch's grid
+    covers the counts it was given, 25 when every memset's byte is 0x00
+    or 0xFF, 10 when the faulting kernel's launch was checked."""
+    against = set()
+    for process in trace.get("api", []):
+        p = Process(process["calls"])
+        launches = [c for c in p.calls if c.get("op") == "launch"]
+        if launches and not rule_12(p, {}) and all(
+                max(p.int_params(c) or [0]) <= threads(c) for c in launches):
+            against.add("12")
+        memsets = [c for c in p.calls if c.get("op") == "memset"]
+        if memsets and not rule_25(p, {}):
+            against.add("25")
+        if any(f["strength"] == "weak" for f in rule_10(p, {})):
+            against.add("10")
+    return sorted(against)
+
+
+def trace_findings(trace, context, python_rules=None):
+    """The findings of a whole trace: every process's, then the Python
+    launch check's (<python_rules>: pylaunch.rules.findings)."""
+    found = []
+    for process in trace.get("api", []):
+        for f in process_findings(process, context):
+            if len(trace["api"]) > 1:
+                f["evidence"] = [f"process {process['pid']}: {e}"
+                                 for e in f["evidence"]]
+            found.append(f)
+    if python_rules:
+        for process in trace.get("py", []):
+            found += [dict(f, source="pylaunch")
+                      for f in python_rules(process["records"])]
+    return found
