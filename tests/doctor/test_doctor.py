@@ -578,8 +578,11 @@ class BadInput(unittest.TestCase):
                 report = json.loads(p.stdout)
                 self.assertEqual(p.returncode, 1, p.stdout)
                 self.assertEqual(report["exit"], 1)
+                # Only the trace may be missing: no library on this
+                # machine, or a library that saw this stand-in make no call.
                 for text in report["cannot_examine"]:
-                    self.assertIn("trace unavailable", text)
+                    self.assertRegex(
+                        text, "trace unavailable|trace saw no CUDA call")
                 self.assertEqual(report["findings"][0]["kind"],
                                  "no-kernel-image")
                 self.assertEqual(report["suspects"][0], "28")
