@@ -55,12 +55,14 @@ static struct clinic_driver_api cu;
 
 /**
  * Asks the runtime for the driver function \p symbol (`"cuInit"`) in its
- * CUDA 12.0 form and stores it in \p *fn. A failed request is a failed CUDA
- * call (check_cuda()); a driver without the function prints
- * `<symbol>: not found in the driver` and exits with #CLINIC_EXIT_CUDA_ERROR.
+ * CUDA 12.0 form and stores it in the function pointer at \p slot (an entry
+ * of #cu). A failed request is a failed CUDA call (check_cuda()); a driver
+ * without the function prints `<symbol>: not found in the driver` and exits
+ * with #CLINIC_EXIT_CUDA_ERROR.
  */
-static inline void clinic_load_driver_function(const char *symbol, void **fn)
+static inline void clinic_load_driver_function(const char *symbol, void *slot)
 {
+    void **fn = (void **)slot; /* where the function's address goes */
     check_cuda(cudaGetDriverEntryPointByVersion(symbol, fn, 12000,
                                                 cudaEnableDefault, NULL));
     if (*fn == NULL) {
@@ -72,7 +74,7 @@ static inline void clinic_load_driver_function(const char *symbol, void **fn)
 
 /** Fills one entry of #cu: `CLINIC_LOAD_DRIVER(MemAlloc)` asks for `cuMemAlloc`. */
 #define CLINIC_LOAD_DRIVER(name) \
-    clinic_load_driver_function("cu" #name, (void **)&cu.name)
+    clinic_load_driver_function("cu" #name, &cu.name)
 
 /**
  * Fills the table #cu. Call it right after require_gpu_or_skip(), which
