@@ -57,6 +57,7 @@ def run():
     bad = report("pageable", lambda: cuda.memcpy_dtoh(dev, pageable))
     bad += clinic.check_ints("pageable", pageable, want)
 
+    # BUG: the same swap
     bad += report("pinned", lambda: cuda.memcpy_dtoh(dev, pinned))
     bad += clinic.check_ints("pinned", pinned, want)
 

@@ -57,6 +57,7 @@ def run():
     bad = report("pageable", lambda: cuda.memcpy_dtoh(pageable, dev))
     bad += clinic.check_ints("pageable", pageable, want)
 
+    # FIX: the same order
     bad += report("pinned", lambda: cuda.memcpy_dtoh(pinned, dev))
     bad += clinic.check_ints("pinned", pinned, want)
 

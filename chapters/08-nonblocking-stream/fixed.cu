@@ -1,7 +1,7 @@
 /**
  * \file fixed.cu
- * \brief Chapter 08, fixed: the copy is queued on the kernel's own non-blocking
- *        stream and the host waits for that stream, so every result comes back.
+ * \brief Chapter 08, fixed: the host waits for the kernel's non-blocking
+ *        stream before the plain cudaMemcpy(), so every result comes back.
  */
 #include "check_cuda.h"
 #include "clinic_wait.cuh"
@@ -71,11 +71,10 @@ int main(void)
     wrong += report("blocking stream", host, blocking);
 
     start_slow_fill(dev, nonblocking);
-    /* FIX: copy on the kernel's own stream, where it is queued behind the
-       kernel, and wait for that stream before reading host. */
-    check_cuda(cudaMemcpyAsync(host, dev, sizeof host, cudaMemcpyDeviceToHost,
-                               nonblocking));
+    /* FIX: the legacy default stream does not wait for a non-blocking stream,
+       so the host waits for that stream, and so for the kernel, first. */
     check_cuda(cudaStreamSynchronize(nonblocking));
+    check_cuda(cudaMemcpy(host, dev, sizeof host, cudaMemcpyDeviceToHost));
     wrong += report("non-blocking stream", host, nonblocking);
 
     check_cuda(cudaStreamDestroy(nonblocking));

@@ -75,7 +75,7 @@ def run():
 
     kernel_done = start_slow_fill(slow_fill, dev, nonblocking)
     # FIX: the legacy default stream does not wait for a non-blocking stream,
-    # so the host waits for that stream, and so for the kernel, before copying.
+    # so the host waits for that stream, and so for the kernel, first.
     nonblocking.synchronize()
     cuda.memcpy_dtoh(host, dev)
     wrong += report("non-blocking stream", host, kernel_done)

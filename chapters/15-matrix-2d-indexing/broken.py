@@ -1,7 +1,6 @@
 """broken.py -- Chapter 15, PyCUDA twin of broken.cu: a matrix product kernel
 that knows only two of the three dimensions is right for square matrices and
-wrong for rectangular ones. It also shows that cuda.In() cannot pass a
-scalar."""
+wrong for rectangular ones."""
 import sys
 from pathlib import Path
 
@@ -19,7 +18,8 @@ KERNEL = r"""
 /* One thread per element of C:
    C[row][col] = sum over i of A[row][i] * B[i][col].
    All three matrices are stored row by row. */
-__global__ void matmul(const int *a, const int *b, int *c, int m, int n)
+__global__ void matmul(const int *a, const int *b, int *c,
+                       int m, int n) /* BUG: no k */
 {
     int row = blockIdx.y * blockDim.y + threadIdx.y;
     int col = blockIdx.x * blockDim.x + threadIdx.x;
@@ -67,24 +67,8 @@ def multiply(matmul, name, m, k, n):
     return wrong
 
 
-def scalar_through_in(matmul):
-    """cuda.In() wraps an array that PyCUDA copies to the device before the
-    launch; it cannot carry a plain number. The call fails before any launch."""
-    m = 4
-    placeholder = cuda.mem_alloc(4)
-    try:
-        matmul(placeholder, placeholder, placeholder, cuda.In(m), cuda.In(m),
-               block=BLOCK, grid=(1, 1))
-    except TypeError as e:
-        print("cuda.In(4) for an int parameter: %s" % clinic.error_text(e))
-    else:
-        print("cuda.In(4) for an int parameter: no error")
-    placeholder.free()
-
-
 def run():
     matmul = SourceModule(KERNEL).get_function("matmul")
-    scalar_through_in(matmul)
     wrong = multiply(matmul, "square", 4, 4, 4)
     wrong += multiply(matmul, "rectangular", 3, 5, 4)
     return clinic.EXIT_WRONG_RESULT if wrong else clinic.EXIT_OK

@@ -18,7 +18,8 @@ KERNEL = r"""
 /* One thread per element of C:
    C[row][col] = sum over i of A[row][i] * B[i][col].
    All three matrices are stored row by row. */
-__global__ void matmul(const int *a, const int *b, int *c, int m, int k, int n)
+__global__ void matmul(const int *a, const int *b, int *c,
+                       int m, int k, int n) /* FIX: and k */
 {
     int row = blockIdx.y * blockDim.y + threadIdx.y;
     int col = blockIdx.x * blockDim.x + threadIdx.x;

@@ -18,11 +18,14 @@ typedef struct {
     float value;
 } record;
 
-/* BUG: the host's own definition of the record, packed the way a file or
-   network format often is: id at byte 1, value at byte 5, 9 bytes a record.
-   The kernel's records are 12 bytes apart and it reads shifted fields. */
+/* BUG: the host's own record, packed as file formats often are (id at byte
+   1, 9 bytes a record): the kernel's are 12 bytes apart, fields shifted. */
 #pragma pack(push, 1)
-typedef struct { char tag; int id; float value; } host_record;
+typedef struct {
+    char tag;
+    int id;
+    float value;
+} host_record;
 #pragma pack(pop)
 
 /* Reports the layout the device compiler gave record: size, then the offsets

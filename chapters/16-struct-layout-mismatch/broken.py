@@ -1,6 +1,6 @@
 """broken.py -- Chapter 16, PyCUDA twin of broken.cu: a structured dtype
 without align=True packs the fields that the kernel's C struct pads, so every
-field after the first comes out shifted; then four claims of seed 003."""
+field after the first comes out shifted."""
 import sys
 from pathlib import Path
 
@@ -55,27 +55,6 @@ def offset(dtype, field):
     return dtype.fields[field][1]
 
 
-def seed_claims(dev_recs):
-    """Four claims from seed question 003, checked on this machine."""
-    points = np.zeros(2, dtype=[("x", np.float32), ("y", np.float32)])
-    for what, attempt in (("np.dtype('V2f')", lambda: np.dtype("V2f")),
-                          ("points.astype(np.uint8)",
-                           lambda: points.astype(np.uint8))):
-        try:
-            attempt()
-            print("%s: no error" % what)
-        except TypeError as e:
-            print("%s: %s" % (what, clinic.error_text(e)))
-    print("points.view(np.uint8): %d bytes, the raw bytes of %d points"
-          % (points.view(np.uint8).size, points.size))
-    print("{float x, y}: %d bytes packed, %d bytes with align=True"
-          % (points.dtype.itemsize,
-             np.dtype(points.dtype.descr, align=True).itemsize))
-    print("DeviceAllocation has get_ptr(): %s; "
-          "mem_alloc address a multiple of 256: %s"
-          % (hasattr(dev_recs, "get_ptr"), int(dev_recs) % 256 == 0))
-
-
 def run():
     module = SourceModule(KERNEL)
     record_layout = module.get_function("record_layout")
@@ -121,7 +100,6 @@ def run():
         intact += wrote == read
     print("records the kernel read intact: %d of %d" % (intact, N))
 
-    seed_claims(dev_recs)
     for dev in dev_fields + [dev_recs, dev_layout]:
         dev.free()
     return clinic.EXIT_OK if intact == N else clinic.EXIT_WRONG_RESULT

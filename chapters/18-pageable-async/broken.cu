@@ -4,6 +4,7 @@
  */
 #include "check_cuda.h"
 #include "clinic_wait.cuh"
+
 #define CHUNKS 16
 #define CHUNK_INTS (4 << 20) /* 4 Mi ints: 16 MiB per chunk */
 #define CHUNK_BYTES ((size_t)CHUNK_INTS * sizeof(int))
@@ -46,7 +47,8 @@ static void queue_stage(int stage, int chunk, cudaStream_t s)
 
 int main(int argc, char **argv)
 {
-    int show_times = argc > 1 && strcmp(argv[1], "--times") == 0, sms;
+    int show_times = argc > 1 && strcmp(argv[1], "--times") == 0;
+    int sms; /* the GPU's multiprocessors */
     cudaStream_t streams[STREAMS];
     cudaEvent_t start, stop;
     double stage_ms[STAGES] = {0, 0, 0}, serial_ms, share;
@@ -58,8 +60,10 @@ int main(int argc, char **argv)
     host_in = (int *)checked_malloc(TOTAL_BYTES);
     host_out = (int *)checked_malloc(TOTAL_BYTES);
     int *want = (int *)checked_malloc(TOTAL_BYTES);
-    for (size_t i = 0; i < TOTAL_INTS; i++)
-        want[i] = 2 * (host_in[i] = (int)i) + 1;
+    for (size_t i = 0; i < TOTAL_INTS; i++) {
+        host_in[i] = (int)i;
+        want[i] = 2 * (int)i + 1;
+    }
     memset(host_out, 0xff, TOTAL_BYTES); /* -1: "never copied back" */
     check_cuda(cudaMalloc((void **)&dev_in, TOTAL_BYTES));
     check_cuda(cudaMalloc((void **)&dev_out, TOTAL_BYTES));

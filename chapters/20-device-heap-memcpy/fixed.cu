@@ -9,8 +9,9 @@
 #define N 256
 
 /* One block of n threads: thread 0 takes an array of n ints from the device
-   heap, every thread writes its square into it, and thread 0 hands it on. */
-__global__ void squares_on_heap(int *out, int n)
+   heap, every thread writes its square into it, and thread 0 hands the
+   squares on. */
+__global__ void squares_on_heap(int *out, int n) /* FIX: the host's buffer */
 {
     __shared__ int *scratch;
     int i = threadIdx.x;
@@ -23,9 +24,8 @@ __global__ void squares_on_heap(int *out, int n)
         scratch[i] = i * i;
     __syncthreads(); /* every square is in scratch */
     if (i == 0) {
-        /* FIX: the results go where the host can reach them: out came from
-           the host's cudaMalloc(). The heap array never leaves the device,
-           and device code frees it, because only device code can. */
+        /* FIX: the squares go where the host can reach them, into out from
+           its cudaMalloc(); only device code can free the heap array. */
         memcpy(out, scratch, n * sizeof(int));
         free(scratch);
     }
@@ -34,7 +34,7 @@ __global__ void squares_on_heap(int *out, int n)
 int main(void)
 {
     int result[N], want[N];
-    int *out = NULL;
+    int *dev = NULL; /* the squares on the device */
     size_t size = N * sizeof(int);
 
     require_gpu_or_skip();
@@ -43,14 +43,11 @@ int main(void)
         want[i] = i * i;
     }
 
-    check_cuda(cudaMalloc((void **)&out, size));
-    check_cuda(cudaMemset(out, 0xff, size)); /* -1 until the kernel writes */
-    squares_on_heap<<<1, N>>>(out, N);
+    check_cuda(cudaMalloc((void **)&dev, size)); /* FIX: out, for the kernel */
+    squares_on_heap<<<1, N>>>(dev, N);
     check_launch();
-    /* A kernel wrote out, but out is still the host's cudaMalloc() buffer: it
-       is copied straight back, with no device-to-device "staging" copy. */
-    check_cuda(cudaMemcpy(result, out, size, cudaMemcpyDeviceToHost));
-    check_cuda(cudaFree(out));
+    check_cuda(cudaMemcpy(result, dev, size, cudaMemcpyDeviceToHost));
+    check_cuda(cudaFree(dev));
 
     if (check_ints("squares", result, want, N))
         return CLINIC_EXIT_WRONG_RESULT;

@@ -16,10 +16,8 @@ from pycuda.compiler import SourceModule
 
 N = 256
 
-# FIX: the results go where the host can reach them, out, a mem_alloc buffer;
-# the heap array never leaves the device, and device code frees it.
 KERNELS = r"""
-__global__ void squares_on_heap(int *out, int n)
+__global__ void squares_on_heap(int *out, int n) // FIX: the host's buffer
 {
     __shared__ int *scratch;
     int i = threadIdx.x;
@@ -32,6 +30,7 @@ __global__ void squares_on_heap(int *out, int n)
         scratch[i] = i * i;
     __syncthreads();
     if (i == 0) {
+        // FIX: into out, from mem_alloc; only device code frees the heap
         memcpy(out, scratch, n * sizeof(int));
         free(scratch);
     }
@@ -45,13 +44,10 @@ def run():
     module = SourceModule(KERNELS)
     squares_on_heap = module.get_function("squares_on_heap")
 
-    out = cuda.mem_alloc(result.nbytes)
-    cuda.memset_d32(out, 0xFFFFFFFF, N)  # every int -1 until written
-    squares_on_heap(out, np.int32(N), block=(N, 1, 1), grid=(1, 1))
-    # A kernel wrote out, but out is still a mem_alloc buffer: it is copied
-    # straight back, with no device-to-device "staging" copy.
-    cuda.memcpy_dtoh(result, out)
-    out.free()
+    dev = cuda.mem_alloc(result.nbytes)  # FIX: out, for the kernel
+    squares_on_heap(dev, np.int32(N), block=(N, 1, 1), grid=(1, 1))
+    cuda.memcpy_dtoh(result, dev)
+    dev.free()
     wrong = clinic.check_ints("squares", result, want)
     return clinic.EXIT_WRONG_RESULT if wrong else clinic.EXIT_OK
 

@@ -35,7 +35,16 @@ __global__ void squares_via_scratch(int *out, int n)
 def run():
     host = np.empty(N, dtype=np.int32)
     want = np.arange(N, dtype=np.int32) ** 2
-    module = SourceModule(KERNEL)
+    try:
+        module = SourceModule(KERNEL)
+    except cuda.CompileError as e:
+        # str(e) names a temporary folder; nvcc's own error lines do not.
+        print("SourceModule raised pycuda.driver.%s; nvcc said:"
+              % type(e).__name__)
+        for line in (e.stderr or "").splitlines():
+            if ": error: " in line:
+                print(line)
+        return clinic.EXIT_CUDA_ERROR
     squares_via_scratch = module.get_function("squares_via_scratch")
 
     out = cuda.mem_alloc(host.nbytes)

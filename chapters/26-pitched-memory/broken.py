@@ -45,21 +45,6 @@ def run():
     dev, pitch = cuda.mem_alloc_pitch(row_bytes, HEIGHT, INT_BYTES)
     # Zeros first: a row the kernel misses then reads back as zeros.
     cuda.memset_d2d8(dev, pitch, 0, row_bytes, HEIGHT)
-    # BUG, its loud twin: a pitch in elements (WIDTH) where bytes are due
-    # is refused.
-    bad = cuda.Memcpy2D()
-    bad.set_src_host(want)
-    bad.src_pitch = row_bytes
-    bad.set_dst_device(dev)
-    bad.dst_pitch = WIDTH
-    bad.width_in_bytes = row_bytes
-    bad.height = HEIGHT
-    try:
-        bad(aligned=True)
-        refused = None
-    except cuda.Error as e:
-        refused = e
-    print("Memcpy2D with the pitch in elements: %s" % clinic.outcome(refused))
     fill_matrix(dev, np.uintp(pitch), np.int32(WIDTH), np.int32(HEIGHT),
                 block=(WIDTH, HEIGHT, 1), grid=(1, 1))
     # Pitches and width in bytes: the host's rows are row_bytes apart.

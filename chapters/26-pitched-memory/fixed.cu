@@ -39,7 +39,6 @@ int main(void)
     check_cuda(cudaMallocPitch((void **)&dev, &pitch, row_bytes, HEIGHT));
     /* Zeros first: a row the kernel misses then reads back as zeros. */
     check_cuda(cudaMemset2D(dev, pitch, 0, row_bytes, HEIGHT));
-    /* FIX: pitches in bytes; broken.cu's pitch in elements is refused. */
     fill_matrix<<<1, dim3(WIDTH, HEIGHT)>>>(dev, pitch, WIDTH, HEIGHT);
     check_launch();
     /* Pitches and width in bytes: the host's rows are row_bytes apart. */

@@ -44,8 +44,6 @@ def run():
     dev, pitch = cuda.mem_alloc_pitch(row_bytes, HEIGHT, INT_BYTES)
     # Zeros first: a row the kernel misses then reads back as zeros.
     cuda.memset_d2d8(dev, pitch, 0, row_bytes, HEIGHT)
-    # FIX: pitches and widths in bytes, here and in the copy back (the
-    # pitch in elements that broken.py also tries is refused).
     fill_matrix(dev, np.uintp(pitch), np.int32(WIDTH), np.int32(HEIGHT),
                 block=(WIDTH, HEIGHT, 1), grid=(1, 1))
     # Pitches and width in bytes: the host's rows are row_bytes apart.

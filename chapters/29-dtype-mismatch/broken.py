@@ -34,7 +34,7 @@ def floats_line(what, values):
 
 
 def check_floats(what, got, want):
-    """check_floats() of broken.cu: prints one line, returns the count."""
+    """check_floats() of the C programs: prints one line, returns the count."""
     wrong = np.flatnonzero(got != want)
     if wrong.size == 0:
         print("%s: 0 of %d elements wrong" % (what, want.size))
@@ -76,8 +76,8 @@ def run():
     # Right data, wrong factor. BUG: the kernel's float parameter is not
     # seen from Python; what arrives depends on the scalar's own type.
     values32 = values.astype(np.float32)
-    for name, factor in (("float", FACTOR),
-                         ("numpy.float64", np.float64(FACTOR))):
+    factors = (("float", FACTOR), ("numpy.float64", np.float64(FACTOR)))
+    for name, factor in factors:
         what = "factor as %s" % name
         try:
             out = run_scale(scale, factor, values32)

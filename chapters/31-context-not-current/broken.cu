@@ -5,59 +5,11 @@
  *        thread then calls the driver API without making any context
  *        current, and its first call fails with CUDA_ERROR_INVALID_CONTEXT.
  */
-#include <cudaTypedefs.h> /* the driver API's function types */
 #include <pthread.h>
 #include "check_cuda.h"
+#include "clinic_driver_api.h" /* cu.MemAlloc is cuMemAlloc, and so on */
 
 #define N 256 /* ints each thread allocates, fills and reads back */
-
-/* The driver API functions the program calls, in their CUDA 12.0 forms
-   (the PFN_ types): cu.Init is cuInit, and so on. main() gets them from the
-   runtime first (LOAD), so nothing links libcuda. */
-static struct {
-    PFN_cuGetErrorName_v6000 GetErrorName;
-    PFN_cuGetErrorString_v6000 GetErrorString;
-    PFN_cuInit_v2000 Init;
-    PFN_cuDeviceGet_v2000 DeviceGet;
-    PFN_cuDevicePrimaryCtxRetain_v7000 DevicePrimaryCtxRetain;
-    PFN_cuDevicePrimaryCtxRelease_v11000 DevicePrimaryCtxRelease;
-    PFN_cuCtxGetCurrent_v4000 CtxGetCurrent;
-    PFN_cuCtxSetCurrent_v4000 CtxSetCurrent;
-    PFN_cuCtxPushCurrent_v4000 CtxPushCurrent;
-    PFN_cuCtxPopCurrent_v4000 CtxPopCurrent;
-    PFN_cuMemAlloc_v3020 MemAlloc;
-    PFN_cuMemsetD32_v3020 MemsetD32;
-    PFN_cuMemcpyDtoH_v3020 MemcpyDtoH;
-    PFN_cuMemFree_v3020 MemFree;
-} cu;
-
-static void load_at(const char *symbol, void **fn)
-{
-    check_cuda(cudaGetDriverEntryPointByVersion(symbol, fn, 12000,
-                                                cudaEnableDefault, NULL));
-    if (*fn == NULL) {
-        fprintf(stderr, "%s: not found in the driver\n", symbol);
-        exit(CLINIC_EXIT_CUDA_ERROR);
-    }
-}
-#define LOAD(name) load_at("cu" #name, (void **)&cu.name)
-
-/* check_cuda() for CUresult: prints `file:line: call failed: CUDA_ERROR_NAME
-   (description)` and exits with CLINIC_EXIT_CUDA_ERROR if the call failed. */
-static void check_cu_at(CUresult r, const char *call, const char *file,
-                        int line)
-{
-    const char *name = "?", *text = "?";
-    if (r == CUDA_SUCCESS)
-        return;
-    cu.GetErrorName(r, &name);
-    cu.GetErrorString(r, &text);
-    fflush(stdout);
-    fprintf(stderr, "%s:%d: %s failed: %s (%s)\n", clinic_basename(file),
-            line, call, name, text);
-    exit(CLINIC_EXIT_CUDA_ERROR);
-}
-#define check_cu(call) check_cu_at((call), #call, __FILE__, __LINE__)
 
 static CUdevice device; /* device 0, for both threads */
 
@@ -101,10 +53,7 @@ int main(void)
     size_t wrong = 0, worker_wrong = 0;
 
     require_gpu_or_skip();
-    LOAD(GetErrorName); LOAD(GetErrorString); LOAD(Init); LOAD(DeviceGet);
-    LOAD(DevicePrimaryCtxRetain); LOAD(DevicePrimaryCtxRelease); LOAD(MemFree);
-    LOAD(CtxGetCurrent); LOAD(CtxSetCurrent); LOAD(CtxPushCurrent);
-    LOAD(CtxPopCurrent); LOAD(MemAlloc); LOAD(MemsetD32); LOAD(MemcpyDtoH);
+    clinic_load_driver_api();
     check_cu(cu.Init(0));
     check_cu(cu.DeviceGet(&device, 0));
     check_cu(cu.DevicePrimaryCtxRetain(&primary, device));

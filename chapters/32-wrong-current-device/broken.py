@@ -32,8 +32,8 @@ __global__ void fill(int *out, int n)
 
 def device_of(dev_ptr):
     """The device a pointer was allocated on, asked of the driver with
-    cuPointerGetAttribute() (PyCUDA has no wrapper for it), as broken.cu
-    asks cudaPointerGetAttributes()."""
+    cuPointerGetAttribute() (PyCUDA has no wrapper for it), as the C
+    programs ask cudaPointerGetAttributes()."""
     ordinal = ctypes.c_int(-1)
     driver = ctypes.CDLL("libcuda.so.1")
     status = driver.cuPointerGetAttribute(
@@ -47,13 +47,13 @@ def device_of(dev_ptr):
 def run():
     want = np.arange(1, N + 1, dtype=np.int32)
     out = np.zeros(N, dtype=np.int32)
-    # The primary contexts, the ones the runtime API uses for each device.
-    ctx0 = cuda.Device(0).retain_primary_context()
+    # The primary context, the one the runtime API uses for the device.
     ctx_work = cuda.Device(WORK_DEVICE).retain_primary_context()
 
     # BUG: device 0's context is current (as after pycuda.autoinit), so
     # mem_alloc() allocates on device 0, not on the device the kernel runs
     # on, whose context is made current only afterwards.
+    ctx0 = cuda.Device(0).retain_primary_context()
     ctx0.push()
     dev_out = cuda.mem_alloc(out.nbytes)
     cuda.memset_d32(dev_out, 0, N)

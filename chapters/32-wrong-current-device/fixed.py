@@ -31,8 +31,8 @@ __global__ void fill(int *out, int n)
 
 def device_of(dev_ptr):
     """The device a pointer was allocated on, asked of the driver with
-    cuPointerGetAttribute() (PyCUDA has no wrapper for it), as fixed.cu
-    asks cudaPointerGetAttributes()."""
+    cuPointerGetAttribute() (PyCUDA has no wrapper for it), as the C
+    programs ask cudaPointerGetAttributes()."""
     ordinal = ctypes.c_int(-1)
     driver = ctypes.CDLL("libcuda.so.1")
     status = driver.cuPointerGetAttribute(

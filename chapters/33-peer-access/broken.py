@@ -29,7 +29,7 @@ __global__ void twice(const int *in, int *out, int n)
 
 
 def print_placement(dev_ptr, kernel_device):
-    """print_placement() of broken.cu: the device the pointer was allocated
+    """print_placement() of the C programs: the device the pointer was allocated
     on, asked of the driver (cuPointerGetAttribute; PyCUDA has no wrapper
     for it), and the device the kernel runs on."""
     ordinal = ctypes.c_int(-1)

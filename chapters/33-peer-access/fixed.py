@@ -30,7 +30,7 @@ __global__ void twice(const int *in, int *out, int n)
 
 
 def print_placement(dev_ptr, kernel_device):
-    """print_placement() of fixed.cu: the device the pointer was allocated
+    """print_placement() of the C programs: the device the pointer was allocated
     on, asked of the driver (cuPointerGetAttribute; PyCUDA has no wrapper
     for it), and the device the kernel runs on."""
     ordinal = ctypes.c_int(-1)
@@ -56,8 +56,8 @@ def run():
     ctx0.push()
     dev_in0 = cuda.mem_alloc(values.nbytes)
     cuda.memcpy_htod(dev_in0, values)
-    # FIX (first half): bring the input to the host, from device 0's
-    # context; the second half puts it into device 1's own memory.
+    # FIX: first bring the input to the host, from device 0's context;
+    # the second half puts it into device 1's own memory.
     staged = np.empty_like(values)
     cuda.memcpy_dtoh(staged, dev_in0)
     cuda.Context.pop()

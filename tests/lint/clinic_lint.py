@@ -31,7 +31,11 @@ The rules, by the name printed in brackets (CONTRIBUTING.md says the same):
   length      broken.cu and fixed.cu have at most 130 lines.
   width       broken.cu, fixed.cu and the chapter's .py files have no line
               wider than 80 columns (characters, tabs to 8).
-  diff        the fix is the smallest change (see check_fix_diff()).
+  statements  broken.cu, fixed.cu and the variants hold one statement a
+              line: no two `;` on a line, outside string literals, comments
+              and `for (...)` headers (see statement_counts()).
+  diff        the fix is the smallest change, from broken.cu to fixed.cu and
+              from each twin to its fixed twin (see check_fix_diff()).
   readme      the title `# NN · ...`; a `**Part: <part>.**` with a known
               part; the sections Symptom, Cause, Hint, Fix, See it yourself,
               PyCUDA, Sources, in that order (others may sit between): the
@@ -45,10 +49,12 @@ The rules, by the name printed in brackets (CONTRIBUTING.md says the same):
               check_symptom_index()).
 """
 
+import io
 import json
 import os
 import re
 import sys
+import tokenize
 
 PARTS = ("allocation", "pointers", "synchronization", "launch configuration",
          "structs", "streams and pinned memory",
@@ -235,6 +241,69 @@ def check_width(path, rel):
     return problems
 
 
+def statement_counts(lines):
+    """{0-based line: number of statements that end on it} for C source: the
+    `;` outside string and character literals, comments and the parentheses
+    of a `for` header (whose two `;` belong to one statement)."""
+    counts = {}
+    in_block = False  # inside /* ... */
+    for_depth = 0  # parentheses open in a for header
+    for_pending = False  # saw `for`, its `(` not yet
+    for number, line in enumerate(lines):
+        i = 0
+        quote = None  # a literal ends with its line
+        while i < len(line):
+            c = line[i]
+            if in_block:
+                end = line.find("*/", i)
+                if end < 0:
+                    break
+                in_block = False
+                i = end + 2
+                continue
+            if quote:
+                if c == "\\":
+                    i += 2
+                    continue
+                if c == quote:
+                    quote = None
+            elif c == '"' or c == "'":  # a literal's ; is no statement's
+                quote = c
+            elif line[i:i + 2] == "//":  # nor is a comment's
+                break
+            elif line[i:i + 2] == "/*":
+                in_block = True
+                i += 2
+                continue
+            elif re.match(r"for\b", line[i:]) and \
+                    (i == 0 or not re.match(r"\w", line[i - 1])):
+                for_pending = True
+                i += 3
+                continue
+            elif c == "(" and (for_pending or for_depth):
+                for_pending = False
+                for_depth += 1
+            elif c == ")" and for_depth:
+                for_depth -= 1
+            elif c == ";" and not for_depth:
+                counts[number] = counts.get(number, 0) + 1
+            i += 1
+    return counts
+
+
+def check_statements(path, rel):
+    """One statement a line: two `;` on one line (outside literals, comments
+    and for headers) pack statements to meet the length cap."""
+    problems = []
+    lines = read_text(path).splitlines()
+    for number, count in sorted(statement_counts(lines).items()):
+        if count > 1:
+            problems.append(Problem(rel, number + 1, "statements",
+                                    "%d statements on one line: put each "
+                                    "on a line of its own" % count))
+    return problems
+
+
 # ---------------------------------------------------------------- the fix diff
 
 def opening_comment_end(lines):
@@ -245,6 +314,46 @@ def opening_comment_end(lines):
         if "*/" in line:
             return index + 1
     return len(lines)
+
+
+def opening_docstring_end(lines):
+    """Number of lines of a twin's leading \"\"\"docstring\"\"\" (0 if
+    none): the Python twins' opening comment."""
+    if not lines or not lines[0].startswith('"""'):
+        return 0
+    for index, line in enumerate(lines):
+        if '"""' in line[3 if index == 0 else 0:]:
+            return index + 1
+    return len(lines)
+
+
+def python_comment_spans(lines):
+    """(first, last, text) of each comment of a Python twin, 0-based lines:
+    its # comments, a run of whole-line ones taken as one comment, and the C
+    comments of the kernel source it holds in multi-line strings."""
+    spans = []
+    try:
+        tokens = list(tokenize.generate_tokens(
+            io.StringIO("\n".join(lines) + "\n").readline))
+    except (tokenize.TokenError, SyntaxError):
+        tokens = []
+    for token in tokens:
+        (first, _), (last, _) = token.start, token.end
+        if token.type == tokenize.COMMENT:
+            spans.append((first - 1, first - 1, token.string[1:]))
+        elif token.type == tokenize.STRING and last > first:
+            for a, b, text in comment_spans(lines[first - 1:last]):
+                spans.append((first - 1 + a, first - 1 + b, text))
+    spans.sort()
+    merged = []
+    for first, last, text in spans:
+        if merged and first == merged[-1][1] + 1 and \
+                lines[first].lstrip().startswith(("#", "//")) and \
+                lines[merged[-1][0]].lstrip().startswith(("#", "//")):
+            merged[-1] = (merged[-1][0], last, merged[-1][2] + "\n" + text)
+        else:
+            merged.append((first, last, text))
+    return merged
 
 
 def comment_spans(lines):
@@ -287,19 +396,22 @@ def comment_spans(lines):
     return spans
 
 
-def marker_regions(lines, tag):
+def marker_regions(lines, tag, python=False):
     """The lines (0-based) of each `tag:` region: the comment that holds
     `tag:` and the lines after it, up to the next blank line or the next line
-    that starts with a comment."""
+    that starts with a comment. python: the lines are a Python twin's (#
+    comments, and C comments in its kernel source)."""
     regions = set()
-    for first, last, text in comment_spans(lines):
+    spans = python_comment_spans(lines) if python else comment_spans(lines)
+    starts = ("#", "/*", "//") if python else ("/*", "//")
+    for first, last, text in spans:
         if tag + ":" not in text:
             continue
         regions.update(range(first, last + 1))
         number = last + 1
         while number < len(lines):
             stripped = lines[number].strip()
-            if not stripped or stripped.startswith(("/*", "//")):
+            if not stripped or stripped.startswith(starts):
                 break
             regions.add(number)
             number += 1
@@ -347,51 +459,74 @@ def readme_has_waiver(readme_text, heading=WAIVER):
     return bool(match and match.group(1).strip())
 
 
-def check_fix_diff(chapter, rel):
-    """The broken -> fixed diff is only the fix (issue 14, 2).
+# The lesson pairs whose diff is only the fix: the C programs and the twins.
+FIX_PAIRS = (("broken.cu", "fixed.cu"), ("broken.py", "fixed.py"),
+             ("broken_cupy.py", "fixed_cupy.py"))
 
-    Measured outside each file's opening /** ... */ comment (the \\brief
-    differs by design), with a minimal line diff. Its size is the number of
-    removed plus added lines (a changed line counts twice, as in `git diff
-    --stat`): at most MAX_FIX_LINES. Each hunk (a run of removed and added
-    lines between unchanged ones) must touch a BUG: region of broken.cu (with
-    a removed line) or a FIX: region of fixed.cu (with an added line); see
-    marker_regions(). A README section '## Why the fix is larger' waives both
-    rules, and is itself a problem when the fix keeps to them."""
-    broken_path = os.path.join(chapter, "broken.cu")
-    fixed_path = os.path.join(chapter, "fixed.cu")
-    if not (os.path.exists(broken_path) and os.path.exists(fixed_path)):
-        return []
-    broken = read_text(broken_path).splitlines()
-    fixed = read_text(fixed_path).splitlines()
-    b0, f0 = opening_comment_end(broken), opening_comment_end(fixed)
+
+def fix_diff_problems(chapter, rel, broken_name, fixed_name):
+    """What is wrong with the diff from broken_name to fixed_name (see
+    check_fix_diff()), and its size."""
+    python = broken_name.endswith(".py")
+    opening = opening_docstring_end if python else opening_comment_end
+    broken = read_text(os.path.join(chapter, broken_name)).splitlines()
+    fixed = read_text(os.path.join(chapter, fixed_name)).splitlines()
+    b0, f0 = opening(broken), opening(fixed)
     hunks = diff_hunks(broken[b0:], fixed[f0:])
-    bug = marker_regions(broken, "BUG")
-    fix = marker_regions(fixed, "FIX")
+    bug = marker_regions(broken, "BUG", python)
+    fix = marker_regions(fixed, "FIX", python)
     found = []
     size = sum(len(removed) + len(added) for removed, added in hunks)
     if size > MAX_FIX_LINES:
         found.append(Problem(
-            rel + "/fixed.cu", 0, "diff",
-            "broken.cu -> fixed.cu changes %d lines (%d removed, %d added) "
-            "outside the opening comment, at most %d: keep only the fix, or "
-            "explain under '## %s' in README.md" % (
-                size, sum(len(r) for r, _ in hunks),
+            rel + "/" + fixed_name, 0, "diff",
+            "%s -> %s changes %d lines (%d removed, %d added) outside the "
+            "opening comment, at most %d: keep only the fix, or explain "
+            "under '## %s' in README.md" % (
+                broken_name, fixed_name, size,
+                sum(len(r) for r, _ in hunks),
                 sum(len(a) for _, a in hunks), MAX_FIX_LINES, WAIVER)))
     for removed, added in hunks:
         if any(b0 + i in bug for i in removed) or \
                 any(f0 + j in fix for j in added):
             continue
         if added:
-            where, line = "fixed.cu", f0 + added[0] + 1
+            where, line = fixed_name, f0 + added[0] + 1
         else:
-            where, line = "broken.cu", b0 + removed[0] + 1
+            where, line = broken_name, b0 + removed[0] + 1
         found.append(Problem(
             rel + "/" + where, line, "diff",
             "this change (%d removed, %d added) touches no BUG:/FIX: region: "
-            "make broken.cu and fixed.cu agree here, or mark the change with a "
-            "FIX: comment (on its line or right above it)"
-            % (len(removed), len(added))))
+            "make %s and %s agree here, or mark the change with a FIX: "
+            "comment (on its line or right above it)"
+            % (len(removed), len(added), broken_name, fixed_name)))
+    return found, size
+
+
+def check_fix_diff(chapter, rel):
+    """The broken -> fixed diff is only the fix (issue 14, 2), for broken.cu
+    and fixed.cu and for each pair of twins (issue 25, 1).
+
+    Measured outside each file's opening /** ... */ comment (a twin's
+    opening docstring), which differs by design, with a minimal line diff.
+    Its size is the number of removed plus added lines (a changed line
+    counts twice, as in `git diff --stat`): at most MAX_FIX_LINES. Each hunk
+    (a run of removed and added lines between unchanged ones) must touch a
+    BUG: region of the broken file (with a removed line) or a FIX: region of
+    the fixed one (with an added line); see marker_regions(). A README
+    section '## Why the fix is larger' waives both rules for every pair, and
+    is itself a problem when all the pairs keep to them."""
+    found = []
+    sizes = []
+    for broken_name, fixed_name in FIX_PAIRS:
+        if os.path.exists(os.path.join(chapter, broken_name)) and \
+                os.path.exists(os.path.join(chapter, fixed_name)):
+            problems, size = fix_diff_problems(chapter, rel, broken_name,
+                                               fixed_name)
+            found += problems
+            sizes.append("%s %d" % (fixed_name, size))
+    if not sizes:
+        return []
     readme_path = os.path.join(chapter, "README.md")
     waived = os.path.exists(readme_path) and \
         readme_has_waiver(read_text(readme_path))
@@ -399,8 +534,8 @@ def check_fix_diff(chapter, rel):
         if not found:
             return [Problem(rel + "/README.md", 0, "diff",
                             "'## %s' explains a fix that keeps to the limits "
-                            "(%d changed lines): drop that section"
-                            % (WAIVER, size))]
+                            "(changed lines: %s): drop that section"
+                            % (WAIVER, ", ".join(sizes)))]
         return []
     return found
 
@@ -777,6 +912,7 @@ def lint_chapter(root, name, top_readme):
             problems += check_marker(path, where, tag)
             problems += check_length(path, where, long_waived)
             problems += check_width(path, where)
+            problems += check_statements(path, where)
     for twin in twins:  # the Python twins are lessons too
         problems += check_length(os.path.join(chapter, twin),
                                  rel + "/" + twin, long_waived)

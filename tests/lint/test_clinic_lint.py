@@ -91,6 +91,24 @@ The twins do the same.
 - The manual.
 """
 
+
+def twin(name, brief, body):
+    """A Python twin: the opening docstring, then body (a list of lines)."""
+    return "\n".join(['"""%s -- %s"""' % (name, brief), "import sys", ""]
+                     + body + ["", "sys.exit(0)", ""])
+
+
+TWIN_BROKEN_BODY = ["n = 4",
+                    "# BUG: elements, not bytes.",
+                    "size = n",
+                    "",
+                    'print("size %d" % size)']
+TWIN_FIXED_BODY = ["n = 4",
+                   "# FIX: bytes, from the element type.",
+                   "size = n * 4",
+                   "",
+                   'print("size %d" % size)']
+
 BROKEN_OUT = "squares: 3 of 4 elements wrong\n[exit status: 1]\n"
 FIXED_OUT = "squares: 0 of 4 elements wrong\n[exit status: 0]\n"
 EXIT_1 = "[exit status: 1]\n"
@@ -124,8 +142,8 @@ FILES = {
     CH + "/doctor.json": '{"cause": "bytes", "confirm": "print it"}\n',
     CH + "/broken.cu": program("broken.cu", "Sample, broken.", BROKEN_BODY),
     CH + "/fixed.cu": program("fixed.cu", "Sample, fixed.", FIXED_BODY),
-    CH + "/broken.py": "print('squares: 3 of 4 elements wrong')\n",
-    CH + "/fixed.py": "print('squares: 0 of 4 elements wrong')\n",
+    CH + "/broken.py": twin("broken.py", "Sample, broken.", TWIN_BROKEN_BODY),
+    CH + "/fixed.py": twin("fixed.py", "Sample, fixed.", TWIN_FIXED_BODY),
     CH + "/README.md": README,
     CH + "/expected/broken.out": BROKEN_OUT,
     CH + "/expected/fixed.out": FIXED_OUT,
@@ -540,6 +558,169 @@ class FixDiff(LintCase):
         self.assertEqual(hunks, [([1], [1]), ([], [4])])
 
 
+class Statements(LintCase):
+    """One statement a line in the C programs (issue 25, 1)."""
+
+    def both(self, old, new):
+        for name in ("~/broken.cu", "~/fixed.cu"):
+            self.replace(name, old, new)
+
+    def test_two_statements_on_a_line(self):
+        self.replace("~/broken.cu", "    int n = 4;", "    int n = 4; n++;")
+        self.expect("broken.cu:10", "statements", "2 statements on one line")
+
+    def test_four_calls_on_a_line(self):
+        self.replace("~/fixed.cu", "    int n = 4;",
+                     "    int n = 4;\n    f(); g(); h(); k();")
+        self.expect("fixed.cu:11", "statements", "4 statements")
+
+    def test_a_variant_is_checked(self):
+        self.write("~/second_form.cu", self.read("~/broken.cu").replace(
+            "\\file broken.cu", "\\file second_form.cu").replace(
+                "    int n = 4;", "    int n = 4; n--;"))
+        self.write("~/expected/second_form.out", "x\n[exit status: 1]\n")
+        self.expect("second_form.cu:10", "statements", "2 statements")
+
+    def test_for_header_is_one_statement(self):
+        self.both("    int n = 4;", "    int n = 4;\n"
+                  "    for (int i = 0; i < n; i++)\n        n--;")
+        self.assertClean()
+
+    def test_for_header_over_two_lines(self):
+        self.both("    int n = 4;", "    int n = 4;\n"
+                  "    for (int i = 0,\n         j = (n + 1); i < j; i++)\n"
+                  "        n--;")
+        self.assertClean()
+
+    def test_for_body_on_the_header_line_counts(self):
+        self.replace("~/broken.cu", "    int n = 4;", "    int n = 4;\n"
+                     "    for (int i = 0; i < n; i++) { n--; n--; }")
+        self.expect("broken.cu:11", "statements", "2 statements")
+
+    def test_a_name_that_starts_with_for_is_no_for(self):
+        self.replace("~/broken.cu", "    int n = 4;",
+                     "    int n = 4;\n    format(n); n++;")
+        self.expect("broken.cu:11", "statements", "2 statements")
+
+    def test_literals_and_comments_hold_no_statements(self):
+        self.both("    return 0;", "    return 0; /* a; b; */")
+        self.both("    int n = 4;", '    int n = 4; // c; d;\n'
+                  "    char c = ';';\n"
+                  '    printf("e; \\" f;\\n");')
+        self.assertClean()
+
+    def test_block_comment_over_lines(self):
+        self.both("    int n = 4;", "    int n = 4; /* a;\n    b; c; */")
+        self.assertClean()
+
+
+class TwinDiff(LintCase):
+    """The twins' fix keeps to the C pair's rules (issue 25, 1)."""
+
+    def broken_body(self, lines, name="broken.py"):
+        self.write("~/" + name, twin(name, "Sample, broken.", lines))
+
+    def fixed_body(self, lines, name="fixed.py"):
+        self.write("~/" + name, twin(name, "Sample, fixed.", lines))
+
+    def test_docstring_is_outside_the_measure(self):
+        self.write("~/fixed.py", twin("fixed.py", "Other words,\n"
+                                      "on two lines.", TWIN_FIXED_BODY))
+        self.assertClean()
+
+    def test_sixteen_changed_lines_fail(self):
+        body = list(TWIN_FIXED_BODY)
+        body[2:3] = ["size = n * 4  # %d" % k for k in range(13)]
+        self.fixed_body(body)
+        self.expect("fixed.py", "diff", "broken.py -> fixed.py changes 16 "
+                    "lines (2 removed, 14 added)", "at most 15")
+
+    def test_fifteen_changed_lines_pass(self):
+        body = list(TWIN_FIXED_BODY)
+        body[2:3] = ["size = n * 4  # %d" % k for k in range(12)]
+        self.fixed_body(body)
+        self.assertClean()
+
+    def test_change_outside_the_regions(self):
+        body = list(TWIN_FIXED_BODY)
+        body[4] = 'print("bytes %d" % size)'
+        self.fixed_body(body)
+        self.expect("fixed.py:8", "diff", "touches no BUG:/FIX: region",
+                    "broken.py and fixed.py")
+
+    def test_trailing_fix_comment_marks_its_line(self):
+        body = list(TWIN_FIXED_BODY)
+        body[4] = 'print("bytes %d" % size)  # FIX: say bytes'
+        self.fixed_body(body)
+        self.assertClean()
+
+    def test_hash_in_a_string_is_no_comment(self):
+        body = list(TWIN_FIXED_BODY)
+        body[4] = 'print("# FIX: %d" % size)'
+        self.fixed_body(body)
+        self.expect("fixed.py:8", "diff", "touches no BUG:/FIX: region")
+
+    def test_a_comment_over_two_lines_is_one_region(self):
+        # The comment's second line is the same in both twins, so the
+        # changed line after it is a hunk of its own.
+        broken = list(TWIN_BROKEN_BODY)
+        broken[1:2] = ["# BUG: elements,", "# not bytes."]
+        fixed = list(TWIN_FIXED_BODY)
+        fixed[1:2] = ["# FIX: bytes,", "# not bytes."]
+        self.broken_body(broken)
+        self.fixed_body(fixed)
+        self.assertClean()
+
+    def test_region_ends_at_the_next_comment(self):
+        broken = list(TWIN_BROKEN_BODY)
+        broken[3:3] = ["# another thought"]
+        self.broken_body(broken)
+        fixed = list(TWIN_FIXED_BODY)
+        fixed[3:3] = ["# another thought", "size = size"]
+        self.fixed_body(fixed)
+        self.expect("fixed.py:8", "diff", "touches no BUG:/FIX: region")
+
+    def test_kernel_comment_in_a_string_marks_a_region(self):
+        kernel = ['KERNEL = """', "__global__ void f(int *p)", "{",
+                  "    %s", "    %s", "}", '"""']
+        broken = list(TWIN_BROKEN_BODY)
+        broken[0:0] = [k.replace("%s", v) for k, v in zip(kernel, [
+            "", "", "", "// BUG: one int short.", "p[3] = 1;", "", ""])]
+        fixed = list(TWIN_FIXED_BODY)
+        fixed[0:0] = [k.replace("%s", v) for k, v in zip(kernel, [
+            "", "", "", "// FIX: every int.", "p[4] = 1;", "", ""])]
+        self.broken_body(broken)
+        self.fixed_body(fixed)
+        self.assertClean()
+
+    def test_cupy_twins_are_measured(self):
+        self.write("~/broken_cupy.py",
+                   twin("broken_cupy.py", "Sample.", TWIN_BROKEN_BODY))
+        body = list(TWIN_FIXED_BODY)
+        body[4] = 'print("bytes %d" % size)'
+        self.fixed_body(body, "fixed_cupy.py")
+        self.write("~/expected/broken_cupy.py.out", BROKEN_OUT)
+        self.write("~/expected/fixed_cupy.py.out", FIXED_OUT)
+        self.expect("fixed_cupy.py:8", "diff", "touches no BUG:/FIX: region",
+                    "broken_cupy.py and fixed_cupy.py")
+
+    def test_waiver_covers_the_twins(self):
+        body = list(TWIN_FIXED_BODY)
+        body[4] = 'print("bytes %d" % size)'
+        self.fixed_body(body)
+        self.replace("~/README.md", "## Sources",
+                     "## Why the fix is larger\n\nIt prints bytes.\n\n"
+                     "## Sources")
+        self.assertClean()
+
+    def test_waiver_stale_only_when_every_pair_keeps_to_it(self):
+        self.replace("~/README.md", "## Sources",
+                     "## Why the fix is larger\n\nNo reason.\n\n"
+                     "## Sources")
+        self.expect("README.md", "diff", "drop that section", "fixed.cu 4",
+                    "fixed.py 4")
+
+
 class Readme(LintCase):
     def test_title(self):
         self.replace("~/README.md", "# 01 · Sample", "# Sample")
@@ -741,7 +922,8 @@ class RealTree(unittest.TestCase):
 
 
 FUNCTIONAL = (CleanTree, Folders, Files, Records, FixedRun, Programs,
-              Variants, FixDiff, Readme, Transcripts, SymptomIndex)
+              Variants, Statements, FixDiff, TwinDiff, Readme, Transcripts,
+              SymptomIndex)
 
 # (id, what it plants, text of clinic_lint.py, its mutated form)
 MUTANTS = [
@@ -799,9 +981,41 @@ MUTANTS = [
      "if any(b0 + i in bug for i in removed) or \\",
      "if True or \\"),
     ("region_to_end", "a region running to the end of the file",
-     'if not stripped or stripped.startswith(("/*", "//")):', "if False:"),
+     "if not stripped or stripped.startswith(starts):", "if False:"),
     ("strings_hold_comments", "// inside a string taken for a comment",
      'elif c in "\\"\'":', "elif False:"),
+    ("statements_unchecked", "statements per line not checked",
+     "problems += check_statements(path, where)", "problems += []"),
+    ("statements_off_by_one", "two statements on a line accepted",
+     "        if count > 1:", "        if count > 2:"),
+    ("for_header_counted", "a for header's ; counted as statements",
+     'elif c == ";" and not for_depth:', 'elif c == ";":'),
+    ("for_header_one_line", "a for header ends at its line",
+     "        quote = None  # a literal ends with its line",
+     "        quote = None\n        for_depth = 0"),
+    ("statement_literals", "a ; in a string literal counted",
+     """elif c == '"' or c == "'":  # a literal's ; is no statement's""",
+     "elif False:"),
+    ("statement_comments", "a ; in a // comment counted",
+     'elif line[i:i + 2] == "//":  # nor is a comment\'s', "elif False:"),
+    ("twins_diff_skipped", "the PyCUDA twins' fix not measured",
+     ' ("broken.py", "fixed.py"),', ""),
+    ("cupy_diff_skipped", "the CuPy twins' fix not measured",
+     ',\n             ("broken_cupy.py", "fixed_cupy.py"))', ")"),
+    ("twin_docstring_counted", "a twin's opening docstring in the diff",
+     "opening = opening_docstring_end if python else opening_comment_end",
+     "opening = opening_comment_end"),
+    ("twin_regions_as_c", "a twin's # comments not taken for comments",
+     "spans = python_comment_spans(lines) if python else comment_spans(lines)",
+     "spans = comment_spans(lines)"),
+    ("twin_hash_lines_apart", "a # comment over two lines taken as two",
+     "        if merged and first == merged[-1][1] + 1 and \\",
+     "        if False and \\"),
+    ("twin_kernel_comments_ignored", "the kernel source's comments ignored",
+     "elif token.type == tokenize.STRING and last > first:", "elif False:"),
+    ("twin_region_past_comment", "a twin's region runs past a # comment",
+     'starts = ("#", "/*", "//") if python else ("/*", "//")',
+     'starts = ("/*", "//")'),
     ("empty_waiver", "an empty '## Why the fix is larger' accepted",
      "return bool(match and match.group(1).strip())", "return bool(match)"),
     ("waiver_ignored", "the waiver not accepted",
