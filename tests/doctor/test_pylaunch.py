@@ -13,6 +13,7 @@ pylaunch), run by `ctest -L doctor` without a GPU.
 """
 
 import glob
+import importlib.util
 import json
 import os
 import subprocess
@@ -406,6 +407,11 @@ class EndToEnd(unittest.TestCase):
         self.assertEqual([f["chapter"] for f in rules.findings(recs)],
                          ["29", "29", "29", "29", "30"])
 
+    @unittest.skipIf(
+        importlib.util.find_spec("numba_cuda") is not None,
+        "numba-cuda is installed: its import hook hands out the real "
+        "numba.cuda in place of the stand-in (the GPU host's own check, "
+        "tests/doctor/pylaunch_gpu, covers Numba there)")
     def test_numba(self):
         result, files = self.check("p_numba.py")
         self.assertIn("numba: No matching definition", result.stdout)
