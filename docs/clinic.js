@@ -1,24 +1,16 @@
-/* clinic.js -- the CUDA Memcpy Clinic site's own behaviour, loaded by every page.
- *
- * 1. Full-text search. Doxygen's search box knows only titles and symbols. This
- *    script takes the box over: it loads clinic-search-index.js (the text of
- *    every section of every page, written by make_pages.py) on first use and
- *    lists the sections that match any of the words typed, best first: more
- *    words first, then whole words in titles before fragments in the text; the
- *    words people use find the pages' own (segfault: segmentation fault). A
- *    query is read as a person types it: little words (my, the, doesn't) are
- *    left out of the match, an apostrophe is an apostrophe whichever way it
- *    is written, "doesn't" is "does not", a plural finds its singular, and a
- *    size finds its number and unit however they are spelled (2GB, 2 GB and
- *    2 GiB alike). Enter opens the selected result; arrow keys move; Escape
- *    closes.
- * 2. The top tabs (the menu on a phone) lead to the ways in: chapters,
- *    symptoms, myths, outcomes, PyCUDA, and the doctor that checks a program.
- * 3. Tables on narrow screens: each row of a table of three or more columns is
- *    shown as a card, each cell labelled with its column's heading, so that no
- *    column (such as the symptom index's chapter links) ends up off-screen.
- *    On wide screens a table too wide for the text lets its code wrap.
- */
+/* clinic.js -- the CUDA Memcpy Clinic site's own behaviour, on every page.
+ * 1. Full-text search: the search box lists the sections (the index
+ *    make_pages.py writes) that match the words typed, best first, once
+ *    typing pauses for 80 ms. Little words (my, the) do not decide a match;
+ *    apostrophes, "doesn't", plurals and sizes (2GB, 2 GiB) are read as a
+ *    person means them; the words people use find the pages' own (segfault:
+ *    segmentation fault). Enter opens the selected result, arrows move,
+ *    Escape closes. The list tells which query it answers (data-query).
+ * 2. The top tabs (the phone's menu) lead to the ways in.
+ * 3. Tables of three or more columns become labelled cards on a phone; on a
+ *    wide screen a table too wide for the text lets its code wrap.
+ * 4. The table of contents and a chapter's subtitle are put where the theme
+ *    wants them; a link into a folded "try it first" section opens it. */
 (function () {
   'use strict';
 

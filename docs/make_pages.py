@@ -93,8 +93,9 @@ def search_text(md):
         elif fence:
             out.append(line)
         elif not re.match(r" *([-*_] *){3,}\Z|\|?[ :|-]+\Z", line):
-            line = re.sub(r"\A *(> ?)*(#+ |[-*+] |[0-9]+[.)] )?", "", line)
-            out.append(plain(line.replace("|", " ")))
+            line = re.sub(r"\A *(> ?)*(#+ |[-*+] |[0-9]+[.)] )?", "",
+                          line.replace("|", " "))
+            out.append(plain(line))
     return re.sub(r"\s+", " ", " ".join(out)).strip()
 
 
@@ -154,11 +155,9 @@ def inline(text, link):
     as <b> (Doxygen leaves ** next to a code span as text), and "file:" given
     a % so that "file:line:" is no URL."""
     parts = re.split(r"(`+[^`]*`+)", text)
-    for i in range(0, len(parts), 2):
-        p = LINK.sub(lambda m: link(*m.groups()), parts[i])
+    for i, p in enumerate(parts):
+        p = code_span(p) if i % 2 else LINK.sub(lambda m: link(*m.groups()), p)
         parts[i] = re.sub(r"(^|[^\w%/.-])file:(?=[^/])", r"\1%file:", p)
-    for i in range(1, len(parts), 2):
-        parts[i] = code_span(parts[i])
     masked = "".join(p if i % 2 == 0 else "\x05%d\x05" % i
                      for i, p in enumerate(parts))
     masked = re.sub(r"\*\*([^*\s](?:[^*]*[^*\s])?)\*\*", r"<b>\1</b>",
@@ -569,7 +568,7 @@ def chapter_readme(site, ch):
     body = site.markdown(ch.id, ch.title)
     body = re.sub(r"<b>Part: ([^.<]+)\.</b>", lambda m: "<b>Part: [%s](@ref "
                   "%s).</b>" % (m.group(1), part_id(ch.part)), body, 1)
-    hint = "{#%s-hint}" % ch.id in body
+    hint = "\\anchor %s-hint " % ch.id in body
     return fold(body, ch.id + "-fix", "Change <code>broken.cu</code> until it"
                 " passes%s." % (" (the Hint below points the way)" if hint
                                 else ""), "the fix")
@@ -581,12 +580,13 @@ def chapter_programs(site, ch):
     fix = excerpt(site, ch.dir, "fixed.cu", "FIX:")
     text = ""
     if bug and fix:
+        fold_fix = TRY_FIRST % ("Find the fix yourself, then compare it with "
+                                "the same place in <code>fixed.cu</code>.",
+                                "fixed.cu")
         text += ("\n## \\anchor %s-where-the-bug-is Where the bug is\n\n"
                  "The lines around the `BUG:` comment, numbered as in the "
-                 "full listings below.\n\n" % ch.id + htmlonly(bug + TRY_FIRST % (
-                     "Find the fix yourself, then compare it with the same "
-                     "place in <code>fixed.cu</code>.", "fixed.cu") + fix +
-                     "</details>"))
+                 "full listings below.\n\n" % ch.id + htmlonly(
+                     bug + fold_fix + fix + "</details>"))
     text += ("\n## \\anchor %s-the-programs The programs\n\nBoth programs "
              "in full, as the tests build and run them.\n" % ch.id)
     os.makedirs(os.path.join(site.out, "examples", ch.id), exist_ok=True)
