@@ -1,35 +1,22 @@
 #!/usr/bin/env python3
-"""browser_test.py -- open the built docs site in headless Chromium and use it
-as a reader does: click, type or paste, and read what the screen shows.
+"""browser_test.py -- use the built docs site in headless Chromium as a reader
+does: click, type or paste, and read what the screen shows.
 
     browser_test.py --site build/docs/html --screenshots <dir> --root <repo>
                     [--chromium chromium] [--chromedriver chromedriver]
                     [--chapters 01-a,02-b,...] [--timings]
 
-Selenium drives Chromium through chromedriver (Debian 12: apt-get install
-chromium chromium-driver python3-selenium); a local HTTP server serves the
-site. The test opens every page reachable from the main page and checks:
-  - every link to a page of the site, and every #anchor, exists; no literal
-    markup (**, <b>, @ref, {#...}, a stray backtick) shows, in the text or a
-    title; no script errors;
-  - every chapter page has its title, every section of its README, where the
-    bug is, its programs, a diff of the fix with lines taken out and put in,
-    and each output recorded in the chapter's expected/ folder; its fix is
-    folded behind "try it first" until a link to it opens it, its Hint shows;
-  - the navigation tree opens and follows the page; the top tabs open the
-    site's ways in (pages with text, not Doxygen's empty lists);
-  - the search box, clicked and typed into: everyday queries and sentences
-    find their chapter among the first results, spellings of one size find
-    the same first result, a query of little words says it says too little,
-    each code term of the symptom index, pasted, finds a chapter its row
-    links to, Enter opens a result; no highlight sits inside a longer word;
-  - no listing is cut off, and at phone width (390 px) no page scrolls
-    sideways; the phone menu, opened by a click, reaches the ways in; no link
-    of the symptom index is off-screen on a phone or the desktop.
-It saves screenshots of what it checked in --screenshots (desktop and phone,
-dark mode). Exit status 0 when all is well, 1 with the failures listed.
-Waits are on conditions (the page loaded, jQuery ready, the tree filled and
-synced, no animation running, two frames drawn), never fixed sleeps.
+Every page reachable from the main page is opened and checked: links and
+anchors exist; no literal markup or script error; each chapter shows every
+section of its README, where the bug is, its programs, a diff that takes out
+and puts in lines, each output recorded in its expected/ folder, its fix
+folded until a link opens it; the navigation tree and the top tabs work; the
+search finds the chapter for everyday queries, sentences and each code term
+of the symptom index (pasted); no listing is cut off, and on a phone no page
+scrolls sideways, the menu reaches the ways in and no symptom link is
+off-screen. Screenshots go to --screenshots. Waits are on conditions, never
+fixed sleeps. Exit status 0 when all is well, 1 with the failures listed.
+(Debian 12: apt-get install chromium chromium-driver python3-selenium)
 """
 
 import argparse
@@ -199,7 +186,7 @@ def shot(driver, outdir, name):
 # What a reader sees of a page: its text outside code, its ids, its links.
 FACTS_JS = r"""
 var skip = 'pre, code, tt, kbd, .fragment, script, style, textarea, ' +
-           '#clinic-search-results, #MSearchResultsWindow, #MSearchSelectWindow';
+  '#clinic-search-results, #MSearchResultsWindow, #MSearchSelectWindow';
 var texts = [], ids = [], links = [], n;
 var walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
 while ((n = walker.nextNode()))
@@ -567,10 +554,11 @@ def check_symptom_search(driver, base):
 def check_fix_link(driver, base, num):
     """A link to a chapter's Fix section opens its fold."""
     open_page(driver, base + "ch%s.html#ch%s-fix" % (num, num))
-    if not driver.execute_script("var d = document.querySelector("
-                                 "'details.clinic-try'); return d && d.open;"):
-        fail("ch%s.html#ch%s-fix: the link leaves the fix folded" % (num,
-                                                                      num))
+    if not driver.execute_script(
+            "var d = document.querySelector('details.clinic-try');"
+            "return d && d.open;"):
+        fail("ch%s.html#ch%s-fix: the link leaves the fix folded" % (
+            num, num))
 
 
 # Opens every fold, then lists the listings wider than their box and, on a

@@ -419,66 +419,32 @@ def fold(body, anchor, summary, what):
         "", htmlonly("</details>")] + lines[end:])
 
 
-def marker_ranges(lines, marker, start=0):
-    """The 0-based (first, last) line ranges around each comment holding
-    marker: the comment, two lines above and three below, blank ends
-    trimmed, touching ranges merged; the header (lines before start) not
-    searched."""
-    ranges = []
-    for i, line in enumerate(lines):
-        if i < start or marker not in line:
-            continue
-        end = i
-        if "/*" in line and "*/" not in line[line.index("/*"):]:
-            while end + 1 < len(lines) and "*/" not in lines[end]:
-                end += 1
-        else:
-            while end + 1 < len(lines) and \
-                    lines[end + 1].strip().startswith(("//", "#")):
-                end += 1
-        first, last = max(start, i - 2), min(len(lines) - 1, end + 3)
-        while first < i and not lines[first].strip():
-            first += 1
-        while last > end and not lines[last].strip():
-            last -= 1
-        if ranges and first <= ranges[-1][1] + 2:
-            ranges[-1] = (ranges[-1][0], max(last, ranges[-1][1]))
-        else:
-            ranges.append((first, last))
-    return ranges
-
-
-def excerpt(site, folder, name, marker):
-    """The lines around the marker's comments of a program, numbered as in
-    the full listing, as HTML; "" where there are none."""
-    path = os.path.join(folder, name)
+def excerpt(site, ch, name, marker):
+    """Doxygen commands that show each comment holding marker and the three
+    lines after it, numbered as in the full listing; "" where there are
+    none."""
+    path = os.path.join(ch.dir, name)
     if not os.path.isfile(path):
         return ""
     text = site.read(path)
-    lines = text.split("\n")
-    ranges = marker_ranges(lines, marker, strip_header(text, False)[1])
-    rows = []
-    for first, last in ranges:
-        if rows:
-            rows.append('<div class="line clinic-gap">⋮</div>')
-        in_comment = False
-        for n in range(first, last + 1):
-            line = lines[n]
-            mark = marker in line or in_comment
-            if marker in line and "/*" in line:
-                in_comment = "*/" not in line[line.index("/*"):]
-            elif "*/" in line:
-                in_comment = False
-            rows.append('<div class="line%s"><span class="lineno">%d</span>'
-                        '%s</div>' % (" clinic-marker" if mark else "", n + 1,
-                                      esc(lines[n])))
-    if not ranges:
-        return ""
-    where = ", ".join("%d–%d" % (a + 1, b + 1) for a, b in ranges)
-    return (
-        '<p class="clinic-excerpt-head"><code>%s</code>, lines %s:</p><div '
-        'class="fragment clinic-excerpt">%s</div>' % (name, where,
-                                                      "".join(rows)))
+    lines, i = text.rstrip("\n").split("\n"), strip_header(text, 0)[1]
+    out = []
+    while i < len(lines):
+        end = i
+        if marker in lines[i] and "*/" not in lines[i].split("/*")[-1]:
+            while end + 1 < len(lines) and "*/" not in lines[end]:
+                end += 1
+        while end + 1 < len(lines) and marker in lines[i] and \
+                lines[end + 1].strip().startswith("//"):
+            end += 1
+        last = min(end + 3, len(lines) - 1)
+        while last > end and not lines[last].strip():
+            last -= 1
+        if marker in lines[i]:
+            out += ["\\skip " + marker, "\\until " + lines[last].strip()]
+        i = last + 1 if marker in lines[i] else i + 1
+    return out and "\\dontinclude{lineno} %s/%s\n%s\n" % (
+        ch.id, name, "\n".join(out))
 
 
 def diff_html(site, folder, a, b):
@@ -576,17 +542,17 @@ def chapter_readme(site, ch):
 
 def chapter_programs(site, ch):
     """Where the bug is, and the programs in full."""
-    bug = excerpt(site, ch.dir, "broken.cu", "BUG:")
-    fix = excerpt(site, ch.dir, "fixed.cu", "FIX:")
+    bug = excerpt(site, ch, "broken.cu", "BUG:")
+    fix = excerpt(site, ch, "fixed.cu", "FIX:")
     text = ""
     if bug and fix:
-        fold_fix = TRY_FIRST % ("Find the fix yourself, then compare it with "
-                                "the same place in <code>fixed.cu</code>.",
-                                "fixed.cu")
         text += ("\n## \\anchor %s-where-the-bug-is Where the bug is\n\n"
                  "The lines around the `BUG:` comment, numbered as in the "
-                 "full listings below.\n\n" % ch.id + htmlonly(
-                     bug + fold_fix + fix + "</details>"))
+                 "full listings below.\n\n%s\n" % (ch.id, bug) + htmlonly(
+                     TRY_FIRST % ("Find the fix yourself, then compare it "
+                                  "with the same place in <code>fixed.cu"
+                                  "</code>.", "fixed.cu")) +
+                 "\n%s\n" % fix + htmlonly("</details>"))
     text += ("\n## \\anchor %s-the-programs The programs\n\nBoth programs "
              "in full, as the tests build and run them.\n" % ch.id)
     os.makedirs(os.path.join(site.out, "examples", ch.id), exist_ok=True)

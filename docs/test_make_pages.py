@@ -94,13 +94,6 @@ class Text(unittest.TestCase):
         self.assertEqual(mp.strip_header('"""d"""\nx\n', True), ("x\n", 1))
         self.assertEqual(mp.strip_header("int y;\n", False), ("int y;\n", 0))
 
-    def test_marker_ranges(self):
-        lines = ["/** h */", "a", "", "b", "/* BUG: x", " y */", "c", "d",
-                 "", "e", "f", "g", "// BUG: z", "h"]
-        self.assertEqual(mp.marker_ranges(lines, "BUG:", 1),
-                         [(3, 7), (10, 13)])
-        self.assertEqual(mp.marker_ranges(lines[:9], "BUG:", 1), [(3, 7)])
-
     def test_fold_keeps_heading_and_later_sections(self):
         body = "## \\anchor p-fix Fix\n\ntext\n```\n## x\n```\n## \\anchor " \
             "p-h Hint\n"
@@ -169,7 +162,8 @@ class SiteTests(unittest.TestCase):
         self.assertIn('<div class="line">bad &lt;x&gt;</div>', ch)
         self.assertIn("exit 0: the results were right", ch)
         self.assertIn("<code>broken.py</code>", ch)  # not recorded yet
-        self.assertIn('<span class="lineno">5</span>/&#42; BUG:', ch)
+        self.assertIn("\\dontinclude{lineno} ch01/broken.cu\n\\skip BUG:\n"
+                      "\\until int c;\n", ch)
         fix = ch.split("\\anchor ch01-fix ")[1].split("\\anchor ch01-hint")[0]
         self.assertIn('<details class="clinic-try">', fix)
         self.assertIn("the Hint below", fix)
