@@ -241,7 +241,7 @@ def crawl(driver, base, site, visit):
         try:
             wait_ready(driver)
             pages[path], found = read_page(driver, path, base, site)
-            visit(path)
+            visit(path, pages[path])
         except TimeoutException:
             fail("%s: did not finish loading" % path)
             continue
@@ -390,10 +390,15 @@ def check_tabs(driver, base):
         if re.search(r"/(pages|files|globals|examples)\.html$", href):
             fail("top tab %r opens Doxygen's list %s" % (text, href))
             continue
-        link = driver.find_element(By.LINK_TEXT, text)
-        link.click()
-        wait(driver).until(lambda d: d.current_url == href)
-        wait_ready(driver)
+        try:
+            driver.find_element(By.LINK_TEXT, text).click()
+            wait(driver, 5).until(lambda d: d.current_url == href and
+                                  d.execute_script("return document."
+                                                   "readyState") == "complete")
+        except (WebDriverException, TimeoutException) as e:
+            fail("top tab %r: a click does not open %s (%s)" % (
+                text, href, e.__class__.__name__))
+            continue
         words = len(driver.find_element(By.CSS_SELECTOR, "div.contents")
                     .text.split())
         if words < 30:
@@ -433,12 +438,19 @@ until(function () {
 """
 
 
+FIELD = {}  # the search box last used
+
+
 def search(driver, query, paste=False):
     """Clicks the search box, clears it as a person does (select all,
     delete), types or pastes the query and reads the results shown:
     (links, what the list says when it lists nothing)."""
-    field = driver.find_element(By.ID, "MSearchField")
-    field.click()
+    field = FIELD.get("box")
+    try:
+        field.click()
+    except (AttributeError, WebDriverException):  # none yet, or a new page
+        field = FIELD["box"] = driver.find_element(By.ID, "MSearchField")
+        field.click()
     field.send_keys(Keys.CONTROL, "a", Keys.NULL, Keys.DELETE)
     if paste:
         driver.execute_cdp_cmd("Input.insertText", {"text": query})
@@ -674,15 +686,14 @@ class Visit:
         self.shots, self.listings = shots, listings
         self.pages = {}
 
-    def __call__(self, path):
+    def __call__(self, path, facts):
         driver = self.driver
         if path == "index.html":
             check_main_page(driver)
         if path == "symptoms.html":
             check_symptom_links(driver, DESKTOP[0])
         if path in self.chapters:
-            check_chapter(driver, self.root, self.chapters[path],
-                          driver.execute_script(FACTS_JS))
+            check_chapter(driver, self.root, self.chapters[path], facts)
             if path == min(self.chapters):
                 check_theme(driver, path)
             if path == max(self.chapters):
