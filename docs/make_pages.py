@@ -420,31 +420,39 @@ def fold(body, anchor, summary, what):
 
 
 def excerpt(site, ch, name, marker):
-    """Doxygen commands that show each comment holding marker and the three
-    lines after it, numbered as in the full listing; "" where there are
-    none."""
+    """The lines around the comments holding marker (two above, three
+    below; the comment marked), numbered as in the full listing, as HTML.
+    (Doxygen's \\dontinclude numbers a second range one line off.)"""
     path = os.path.join(ch.dir, name)
     if not os.path.isfile(path):
         return ""
     text = site.read(path)
-    lines, i = text.rstrip("\n").split("\n"), strip_header(text, 0)[1]
-    out = []
-    while i < len(lines):
-        end = i
-        if marker in lines[i] and "*/" not in lines[i].split("/*")[-1]:
-            while end + 1 < len(lines) and "*/" not in lines[end]:
-                end += 1
-        while end + 1 < len(lines) and marker in lines[i] and \
-                lines[end + 1].strip().startswith("//"):
-            end += 1
-        last = min(end + 3, len(lines) - 1)
-        while last > end and not lines[last].strip():
-            last -= 1
-        if marker in lines[i]:
-            out += ["\\skip " + marker, "\\until " + lines[last].strip()]
-        i = last + 1 if marker in lines[i] else i + 1
-    return out and "\\dontinclude{lineno} %s/%s\n%s\n" % (
-        ch.id, name, "\n".join(out))
+    lines, start = text.rstrip("\n").split("\n"), strip_header(text, 0)[1]
+    marked, in_comment = [], False
+    for i, line in enumerate(lines[start:], start):
+        if marker in line or in_comment or (marked and marked[-1] == i - 1
+                                            and line.strip()[:2] == "//"):
+            marked.append(i)
+            in_comment = ("/*" in line or in_comment) and \
+                "*/" not in line.split("/*")[-1]
+    near = {n for i in marked for n in range(max(start, i - 2),
+                                             min(len(lines), i + 4))}
+    shown = sorted(n for n in near if lines[n].strip() or
+                   {n - 1, n + 1} <= near)  # no blank line at either end
+    rows, runs = [], []
+    for n in shown:
+        if runs and runs[-1][1] == n - 1:
+            runs[-1][1] = n
+        else:
+            rows += ['<div class="line clinic-gap">⋮</div>'] if runs else []
+            runs.append([n, n])
+        rows.append('<div class="line%s"><span class="lineno">%d</span>%s'
+                    '</div>' % (" clinic-marker" if n in marked else "",
+                                n + 1, esc(lines[n])))
+    return shown and (
+        '<p class="clinic-excerpt-head"><code>%s</code>, lines %s:</p><div '
+        'class="fragment clinic-excerpt">%s</div>' % (name, ", ".join(
+            "%d–%d" % (a + 1, b + 1) for a, b in runs), "".join(rows)))
 
 
 def diff_html(site, folder, a, b):
@@ -548,11 +556,11 @@ def chapter_programs(site, ch):
     if bug and fix:
         text += ("\n## \\anchor %s-where-the-bug-is Where the bug is\n\n"
                  "The lines around the `BUG:` comment, numbered as in the "
-                 "full listings below.\n\n%s\n" % (ch.id, bug) + htmlonly(
-                     TRY_FIRST % ("Find the fix yourself, then compare it "
-                                  "with the same place in <code>fixed.cu"
-                                  "</code>.", "fixed.cu")) +
-                 "\n%s\n" % fix + htmlonly("</details>"))
+                 "full listings below.\n\n" % ch.id + htmlonly(
+                     bug + TRY_FIRST % ("Find the fix yourself, then compare "
+                                        "it with the same place in <code>"
+                                        "fixed.cu</code>.", "fixed.cu") +
+                     fix + "</details>"))
     text += ("\n## \\anchor %s-the-programs The programs\n\nBoth programs "
              "in full, as the tests build and run them.\n" % ch.id)
     os.makedirs(os.path.join(site.out, "examples", ch.id), exist_ok=True)

@@ -162,8 +162,9 @@ class SiteTests(unittest.TestCase):
         self.assertIn('<div class="line">bad &lt;x&gt;</div>', ch)
         self.assertIn("exit 0: the results were right", ch)
         self.assertIn("<code>broken.py</code>", ch)  # not recorded yet
-        self.assertIn("\\dontinclude{lineno} ch01/broken.cu\n\\skip BUG:\n"
-                      "\\until int c;\n", ch)
+        self.assertIn('<div class="line clinic-marker"><span class="lineno">5'
+                      '</span>/&#42; BUG: wrong &#42;/</div>', ch)
+        self.assertIn("<code>broken.cu</code>, lines 4–7:", ch)
         fix = ch.split("\\anchor ch01-fix ")[1].split("\\anchor ch01-hint")[0]
         self.assertIn('<details class="clinic-try">', fix)
         self.assertIn("the Hint below", fix)
