@@ -191,9 +191,6 @@
       return perPage[h.r.page] <= 2;
     }).slice(0, MAX_RESULTS);
   }
-  window.clinicSearch = function (q, done) {  // for tests
-    withIndex(function () { done(search(q).map(function (h) { return h.r.e.u; })); });
-  };
 
   function escapeHtml(s) {
     return s.replace(/[&<>"]/g, function (c) {
