@@ -293,8 +293,10 @@ return {open: Array.prototype.filter.call(q('details.clinic-try'),
         fix: !!fix, fixFolded: fixFolded, hint: !!hint, hintShown: hintShown,
         whereFirst: !!(where && programs &&
                        where.compareDocumentPosition(programs) & 4),
-        changed: q('.clinic-diff')[0] ? q('.clinic-diff')[0]
-          .querySelectorAll('.line.add, .line.del').length : 0,
+        changed: Array.prototype.filter.call(q('.clinic-diff'), function (d) {
+          return d.textContent.indexOf('+++ fixed.cu') >= 0; }).map(
+          function (d) { return d.querySelectorAll('.add, .del').length; })
+          .concat([0])[0],
         outputs: outputs};
 """
 
