@@ -1,24 +1,16 @@
-/* clinic.js -- the CUDA Memcpy Clinic site's own behaviour, loaded by every page.
- *
- * 1. Full-text search. Doxygen's search box knows only titles and symbols. This
- *    script takes the box over: it loads clinic-search-index.js (the text of
- *    every section of every page, written by make_pages.py) on first use and
- *    lists the sections that match any of the words typed, best first: more
- *    words first, then whole words in titles before fragments in the text; the
- *    words people use find the pages' own (segfault: segmentation fault). A
- *    query is read as a person types it: little words (my, the, doesn't) are
- *    left out of the match, an apostrophe is an apostrophe whichever way it
- *    is written, "doesn't" is "does not", a plural finds its singular, and a
- *    size finds its number and unit however they are spelled (2GB, 2 GB and
- *    2 GiB alike). Enter opens the selected result; arrow keys move; Escape
- *    closes.
- * 2. The top tabs (the menu on a phone) lead to the ways in: chapters,
- *    symptoms, myths, outcomes, PyCUDA, and the doctor that checks a program.
- * 3. Tables on narrow screens: each row of a table of three or more columns is
- *    shown as a card, each cell labelled with its column's heading, so that no
- *    column (such as the symptom index's chapter links) ends up off-screen.
- *    On wide screens a table too wide for the text lets its code wrap.
- */
+/* clinic.js -- the CUDA Memcpy Clinic site's own behaviour, on every page.
+ * 1. Full-text search: the search box lists the sections (the index
+ *    make_pages.py writes) that match the words typed, best first, once
+ *    typing pauses for 80 ms. Little words (my, the) do not decide a match;
+ *    apostrophes, "doesn't", plurals and sizes (2GB, 2 GiB) are read as a
+ *    person means them; the words people use find the pages' own (segfault:
+ *    segmentation fault). Enter opens the selected result, arrows move,
+ *    Escape closes. The list tells which query it answers (data-query).
+ * 2. The top tabs (the phone's menu) lead to the ways in.
+ * 3. Tables of three or more columns become labelled cards on a phone; on a
+ *    wide screen a table too wide for the text lets its code wrap.
+ * 4. The table of contents and a chapter's subtitle are put where the theme
+ *    wants them; a link into a folded "try it first" section opens it. */
 (function () {
   'use strict';
 
@@ -48,10 +40,8 @@
   // Units of size, as one word each: people write GB for GiB.
   var UNITS = { kb: 'kib', kib: 'kib', mb: 'mib', mib: 'mib', gb: 'gib', gib: 'gib',
                 tb: 'tib', tib: 'tib', bit: 'bit', bits: 'bit' };
-  // Words, without punctuation, as the search compares them: the same for the
-  // pages' text and the query. "in-kernel malloc()" is in, kernel, malloc;
-  // "doesn't", "doesn’t", "doesnt" and "does not" are does, not; "PyCUDA's"
-  // is pycuda; "2GB", "2 GB" and "2 GiB" are 2, gib.
+  // Words as the search compares them, in the pages and the query alike:
+  // "doesn't" is does, not; "PyCUDA's" is pycuda; "2GB" and "2 GiB" are 2, gib.
   function words(text) {
     var t = text.toLowerCase().replace(/[\u2018\u2019\u02bc\u00b4]/g, "'")
       .replace(/\bcan't\b|\bcannot\b/g, 'can not').replace(/\bwon't\b/g, 'will not')
@@ -93,17 +83,15 @@
     ['async', 'asynchronous'],
     ['sync', 'synchronize', 'synchronization']
   ].map(function (g) { return g.map(function (p) { return words(p); }); });
-  // Words that say little on their own: a query's other words decide what
-  // matches, these only help a whole phrase rank ("does not wait"). A query
-  // of nothing else finds nothing, and the box says so.
+  // Little words only help a whole phrase rank ("does not wait"); a query of
+  // nothing else finds nothing, and the box says so.
   var STOP = ' a am an and any anyone are as at be been but by can could did do does for from' +
              ' get gets got had has have help how i if in into is it its me my not of on or our' +
              ' per please so than that the their them then there these they this those to was' +
              ' we were what when where which while who why will with would you your ';
   function isStop(w) { return STOP.indexOf(' ' + w + ' ') >= 0; }
 
-  // The other forms of a word that count as the word itself: its plural or
-  // its singular ("returns" finds "return", "zero" finds "zeros").
+  // A word's plural or singular counts as the word ("zero" finds "zeros").
   function forms(w) {
     if (w.length < 4 || /[^a-z_]/.test(w)) return [];
     if (/[^aeiou]ies$/.test(w)) return [w.slice(0, -3) + 'y'];
@@ -135,9 +123,8 @@
     return n;
   }
 
-  // How well one word (or its synonyms) matches a record: whole words in the
-  // title count most, then the section's title, then its text (more times,
-  // a little more); a fragment of a longer word counts less than a whole word.
+  // One word (or its synonyms) in a record: the page title counts most, then
+  // the section's, then its text; a piece of a longer word counts less.
   var PLACE = [12, 8, 3];
   function wordScore(r, w, alts) {
     var best = { score: 0, whole: false };
@@ -204,9 +191,6 @@
       return perPage[h.r.page] <= 2;
     }).slice(0, MAX_RESULTS);
   }
-  window.clinicSearch = function (q, done) {  // for tests
-    withIndex(function () { done(search(q).map(function (h) { return h.r.e.u; })); });
-  };
 
   function escapeHtml(s) {
     return s.replace(/[&<>"]/g, function (c) {
@@ -214,12 +198,9 @@
     });
   }
 
-  // What a result marks: whole words only, never a piece of a longer word
-  // (a fragment may rank a result, but "in" is not marked in "using"). The
-  // terms are the query's words (not the little ones, such as "in", unless
-  // the query has nothing else) with their plural or singular, its
-  // neighbouring pairs and whole phrase ("in-kernel"), and the phrases of its
-  // synonyms; longest first.
+  // What a result marks, longest first: the query's words (not the little
+  // ones, unless there is nothing else) and their other forms, its pairs of
+  // words, the whole query, and its synonyms; whole words only.
   function markTerms(qw) {
     var content = qw.filter(function (w) { return !isStop(w); });
     var terms = [qw.join(' ')];
@@ -378,9 +359,7 @@
   // the capture phase run first and stop the event before they do.
   function isField(ev) { return ev.target && ev.target.id === 'MSearchField'; }
 
-  // Doxygen writes the word "Search" into the box as its value and clears it
-  // in its own focus handler, which never runs here: the box starts empty and
-  // says what it does in its placeholder instead.
+  // Doxygen's own focus handler, which clears its "Search" text, never runs.
   function clearDoxygenText(f) {
     if (f && f.value === f.defaultValue && /^search$/i.test(f.value)) f.value = '';
   }
@@ -406,9 +385,8 @@
     if (isField(ev)) ev.stopPropagation();
   }, true);
 
-  // Searching every section on each keystroke makes fast typing lag, so the
-  // search waits until typing pauses; a key that acts on the results (Enter,
-  // the arrows, Escape) runs any search still waiting first.
+  // Searching on each keystroke makes fast typing lag: the search waits until
+  // typing pauses 80 ms; Enter, the arrows and Escape run a waiting one first.
   var pending = null;
   function showSoon(q) {
     clearTimeout(pending);
@@ -485,10 +463,8 @@
     });
   }
 
-  // A table too wide for the text column, on a screen wide enough to show it
-  // as a table, is marked so that clinic.css lets its code wrap. Measured
-  // again whenever the text column changes width (the navigation tree sets
-  // it after the page has loaded, and the reader may resize the window).
+  // A table too wide for the text column is marked so that clinic.css lets its
+  // code wrap; measured again whenever the column changes width.
   var fitWidth = -1;
   function fitTables() {
     var column = document.querySelector('div.contents');
@@ -506,8 +482,7 @@
     else window.addEventListener('resize', fitTables);
   }
 
-  // make_pages.py writes the table of contents into the text; the theme's
-  // interactive TOC wants it as the first child of .contents, as Doxygen's own.
+  // The theme's interactive TOC wants make_pages.py's first in .contents.
   function placeToc() {
     var toc = document.querySelector('.contents .textblock .toc.clinic-toc');
     var contents = document.querySelector('div.contents');
@@ -538,10 +513,8 @@
   window.addEventListener('hashchange', openTarget);
 
   // ---- the top tabs ---------------------------------------------------------
-  // Doxygen's menu (menudata.js) has "Related Pages", a list that is empty
-  // here because every page sits under the main page. The tabs lead to the
-  // ways in instead. Doxygen builds the menu once the page is ready (jQuery
-  // runs it after the DOMContentLoaded listeners), so the data is changed first.
+  // Instead of Doxygen's "Related Pages" (empty: every page is under the main
+  // page). jQuery builds the menu after the DOMContentLoaded listeners run.
   var TABS = [['Chapters', 'chapters.html'], ['By symptom', 'symptoms.html'], ['Myths', 'myths.html'],
               ['Outcomes', 'outcomes.html'], ['PyCUDA', 'pycuda.html'], ['Doctor', 'doctor.html']];
   document.addEventListener('DOMContentLoaded', function () {
