@@ -169,7 +169,10 @@ def build_findings(chapters, groups, global_facts, observations, context,
     findings += [tool_finding(g, chapters, by_number, global_facts, context)
                  for g in groups]
     for fact, what, evidence in observations:
-        scores = score_chapters(chapters, "run", fact, global_facts | {fact},
+        # A compiler's refusal at run time reads like a build's.
+        where, text = (("build", evidence) if fact == "runtime-compile-error"
+                       else ("run", fact))
+        scores = score_chapters(chapters, where, text, global_facts | {fact},
                                 context)
         findings.append({
             "source": "runs", "kind": fact, "summary": what.splitlines()[0],
