@@ -302,6 +302,13 @@ class EachRule(unittest.TestCase):
         self.assertEqual(strong(pitched(100)), ["26"])
         self.assertEqual(strong(pitched(512)), [])
 
+    def test_14_a_refused_block_shape(self):
+        broken = Calls().add("cuFuncSetBlockShape", layer="drv", result=1,
+                             error="CUDA_ERROR_INVALID_VALUE")
+        self.assertEqual(strong(broken), ["14"])
+        fixed = Calls().add("cuFuncSetBlockShape", layer="drv")
+        self.assertEqual(strong(fixed), [])
+
     def test_26_a_kernel_given_pitched_memory_is_a_hint(self):
         def launched(pitch):
             calls = Calls().add("cuMemAllocPitch_v2", op="alloc", ptr=DEV,
@@ -496,7 +503,6 @@ GAPS = {
     ("09", "broken"): "the host reads the buffer before the late wait, "
     "which no CUDA call shows; the trace is the same as the fixed one's",
     ("09", "broken.py"): "the same late wait as the C program's",
-    ("14", "broken.py"): "PyCUDA refuses the block size before it launches",
     ("21", "broken.py"): "the trace sees a fault reported late (10); "
     "memcheck sees the failed malloc's NULL access (21)",
     ("27", "broken.py"): "the trace sees a fault reported late (10); "

@@ -288,7 +288,17 @@ def rule_12(p, context):
 
 
 def rule_14(p, context):
-    """A launch with more threads in a block than any GPU allows (1024)."""
+    """A launch with more threads in a block than any GPU allows (1024),
+    or a block shape the driver refused (PyCUDA sets it with
+    cuFuncSetBlockShape before it launches, and raises when it fails)."""
+    for call in p.calls:
+        if re.match(r"^cuFuncSetBlockShape", call.get("api", "")) and \
+                call.get("result"):
+            return [finding(
+                "14", f"the driver refused a block shape ({call['api']}: "
+                f"{call.get('error', call['result'])}): more threads per "
+                "block, or a larger dimension, than the device allows",
+                [call])]
     for call in p.calls:
         block = 1
         for v in call.get("block") or []:
