@@ -302,6 +302,17 @@ class EachRule(unittest.TestCase):
         self.assertEqual(strong(pitched(100)), ["26"])
         self.assertEqual(strong(pitched(512)), [])
 
+    def test_04_a_kernel_given_a_host_address(self):
+        def given(points_to):
+            calls = Calls().malloc(DEV, 4096).launch(
+                "_Z7doubledPKiPii", [(8, HOST), (8, DEV), (4, 1024)])
+            calls.calls[-1]["params"][0].update(points_to)
+            return calls
+        self.assertEqual(strong(given({"points_to": "host",
+                                       "host_where": "heap"})), ["04"])
+        self.assertEqual(strong(given({"points_to": "pinned"})), [])
+        self.assertEqual(strong(given({})), [])
+
     def test_14_a_refused_block_shape(self):
         broken = Calls().add("cuFuncSetBlockShape", layer="drv", result=1,
                              error="CUDA_ERROR_INVALID_VALUE")
@@ -491,8 +502,8 @@ def source_of(number, name):
 # The chapters a trace rule (or the Python launch check) names: their
 # broken programs' traces must raise them first; the others' must raise
 # nothing strong (docs/doctor.md says why they have no rule).
-RULE_CHAPTERS = {"01", "02", "03", "06", "07", "08", "09", "10", "12", "14",
-                 "17", "18", "19", "20", "25", "26", "31", "32", "33"}
+RULE_CHAPTERS = {"01", "02", "03", "04", "06", "07", "08", "09", "10", "12",
+                 "14", "17", "18", "19", "20", "25", "26", "31", "32", "33"}
 
 
 # Broken programs whose recorded trace does not name their chapter first,

@@ -287,6 +287,23 @@ def rule_12(p, context):
     return []
 
 
+def rule_04(p, context):
+    """A kernel given a host address (the library found the argument in
+    the process's writable host memory, not in any CUDA allocation)."""
+    for call in p.calls:
+        if call.get("op") != "launch":
+            continue
+        for i, param in enumerate(call.get("params") or []):
+            if param.get("points_to") == "host":
+                where = param.get("host_where")
+                return [finding(
+                    "04", f"{kernels.display_name(call)} is given a host "
+                    f"address as parameter {i} ({param.get('value')}, "
+                    f"host {where or 'memory'}): a kernel cannot "
+                    "dereference host memory", [call])]
+    return []
+
+
 def rule_14(p, context):
     """A launch with more threads in a block than any GPU allows (1024),
     or a block shape the driver refused (PyCUDA sets it with
@@ -578,9 +595,9 @@ def rule_32_33(p, context):
 
 
 # In the order a finding goes first when two fit: 07 before 06.
-RULES = (rule_02, rule_07, rule_06, rule_03, rule_01, rule_08, rule_10,
-         rule_12, rule_14, rule_17, rule_18, rule_19, rule_20, rule_25, rule_26,
-         rule_31, rule_32_33, rule_06_unread)
+RULES = (rule_02, rule_07, rule_06, rule_03, rule_01, rule_04, rule_08,
+         rule_10, rule_12, rule_14, rule_17, rule_18, rule_19, rule_20,
+         rule_25, rule_26, rule_31, rule_32_33, rule_06_unread)
 
 
 def process_findings(process, context):
