@@ -128,6 +128,25 @@ class Rules(unittest.TestCase):
     def chapters(self, records):
         return [f["chapter"] for f in rules.findings(records)]
 
+    def test_16_packed_numpy_records_for_a_struct_are_a_hint(self):
+        param = dict(P("const record *", None, True), base="record")
+
+        def filled(size):
+            rows = arr("void%d" % (8 * size), shape=(4,), strides=(size,),
+                       lib="numpy", device=None)
+            return [launch("pycuda", [param], [{
+                "kind": "pointer", "value": "0x7f0000000000",
+                "lib": "pycuda", "pytype": "DeviceAllocation",
+                "filled_from": rows}])]
+        found = rules.findings(filled(9))
+        self.assertEqual([(f["chapter"], f["strength"]) for f in found],
+                         [("16", "weak")])
+        self.assertIn("9 bytes", found[0]["summary"])
+        self.assertEqual(rules.findings(filled(12)), [])  # align=True
+        byte_param = dict(param, base="char", type="const char *")
+        self.assertEqual(rules.findings([dict(filled(9)[0],
+                                              params=[byte_param])]), [])
+
     def test_29_array_dtype(self):
         p = [P("const float *", "float32", True)]
         found = rules.findings([launch("cupy", p, [arr("float64")])])

@@ -51,6 +51,24 @@ def first_error_line(text):
     return None
 
 
+# A compiler's error line (nvcc, NVRTC) in a program's output: a kernel the
+# program compiles while it runs (PyCUDA's SourceModule, CuPy's RawKernel).
+COMPILER_ERROR = re.compile(r"^\S+\([0-9]+\): (?:catastrophic )?error: .+$",
+                            re.M)
+
+
+def compile_facts(text, facts, seen):
+    """A kernel compiled at run time that the compiler refused: the
+    compiler's error lines, routed like a build's diagnostics."""
+    lines = COMPILER_ERROR.findall(text)
+    if not lines:
+        return
+    facts.add("runtime-compile-error")
+    seen.append(("runtime-compile-error", "the program compiled a kernel "
+                 "while it ran and the compiler refused it:\n  " + lines[0],
+                 "\n".join(lines)))
+
+
 def plain_facts(plain, wrong_result, facts, seen):
     """Facts from the plain run alone."""
     text = transcript(plain)
@@ -73,6 +91,7 @@ def plain_facts(plain, wrong_result, facts, seen):
         facts.add("timed-out")
         seen.append(("timed-out", f"the program was {plain['status']}",
                      text))
+    compile_facts(text, facts, seen)
     if wrong_result or "exit-nonzero" in facts:
         facts.add("wrong-result")
     first = first_error_line(text)

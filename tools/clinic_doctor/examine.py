@@ -338,8 +338,10 @@ def diagnose(report, chapters, records, facts, observations, plain,
     context["trace_against"] = report.get("trace", {}).get("against", [])
     report["facts"] = sorted(facts)
     libs = [lib for p in (found or {}).get("py", []) for lib in p["libs"]]
+    python = bool((found or {}).get("py")) or program.is_python(
+        report.get("program") or ["?"])
     records, dropped = ranking.consequences(
-        records, plain, ranking.pooled_libraries(source_text, libs))
+        records, plain, ranking.pooled_libraries(source_text, libs), python)
     report.setdefault("notes", []).extend(dropped)
     groups = reports.group_records(records)
     report["findings"] = ranking.build_findings(

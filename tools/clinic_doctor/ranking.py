@@ -5,7 +5,7 @@ import re
 
 from .sanitizer import TOOLS
 
-# What a call returns after a kernel faulted.
+# What a call returns after a kernel faulted (the runtime's names).
 KERNEL_FAULTS = (
     "cudaErrorLaunchFailure",
     "cudaErrorIllegalAddress",
@@ -15,6 +15,15 @@ KERNEL_FAULTS = (
     "cudaErrorInvalidPc",
     "cudaErrorHardwareStackError",
     "cudaErrorAssert",
+    # The driver API's names for the same (PyCUDA, cuda-python).
+    "CUDA_ERROR_LAUNCH_FAILED",
+    "CUDA_ERROR_ILLEGAL_ADDRESS",
+    "CUDA_ERROR_ILLEGAL_INSTRUCTION",
+    "CUDA_ERROR_MISALIGNED_ADDRESS",
+    "CUDA_ERROR_INVALID_ADDRESS_SPACE",
+    "CUDA_ERROR_INVALID_PC",
+    "CUDA_ERROR_HARDWARE_STACK_ERROR",
+    "CUDA_ERROR_ASSERT",
 )
 
 
@@ -29,6 +38,9 @@ PROBING = re.compile(r"^(cuGetErrorString|cuGetErrorName|cuGetProcAddress\w*|"
 POOLED = re.compile(r"^\s*(?:import|from)\s+(cupy|torch|numba|jax|rmm)\b|"
                     r"\b(DeviceMemoryPool|PageLockedMemoryPool|"
                     r"cudaMallocAsync|cudaMemPool\w*)\b", re.M)
+# A host frame in a Python extension module or the interpreter itself.
+PYTHON_FRAME = re.compile(r"\.cpython-[0-9]+|libpython[0-9.]*\.so|"
+                          r"\b_PyObject_\w+|\bPyObject_Call\b")
 
 
 def pooled_libraries(text, trace_libs=()):
@@ -157,7 +169,10 @@ def build_findings(chapters, groups, global_facts, observations, context,
     findings += [tool_finding(g, chapters, by_number, global_facts, context)
                  for g in groups]
     for fact, what, evidence in observations:
-        scores = score_chapters(chapters, "run", fact, global_facts | {fact},
+        # A compiler's refusal at run time reads like a build's.
+        where, text = (("build", evidence) if fact == "runtime-compile-error"
+                       else ("run", fact))
+        scores = score_chapters(chapters, where, text, global_facts | {fact},
                                 context)
         findings.append({
             "source": "runs", "kind": fact, "summary": what.splitlines()[0],
@@ -221,12 +236,22 @@ def silent_causes(chapters, facts, context):
                  prior=p, why=w) for c, s, p, w in listed]
 
 
-def consequences(records, plain, pooled=()):
+def python_leak(record):
+    """A leak whose allocation a Python extension module made: memory that
+    Python objects still held when the interpreter tore down (garbage
+    collection runs after the context is gone), not the program's leak."""
+    return record["kind"] == "leak" and PYTHON_FRAME.search(
+        record.get("text", "")) is not None
+
+
+def consequences(records, plain, pooled=(), python=False):
     """Drops the records that follow from another: the failed calls after a
     kernel that memcheck stopped (it aborts the kernel at its first bad
     access), a library's probing calls, leaks of a program that stopped
-    early on an error, and memory that a pooled allocator (<pooled>) holds
-    at exit. Returns (records kept, notes on what was dropped)."""
+    early on an error, memory that a pooled allocator (<pooled>) holds at
+    exit, and memory a Python program (<python>) still held when the
+    interpreter tore down. Returns (records kept, notes on what was
+    dropped)."""
     device_side = {r["tool"] for r in records
                    if r["kind"] in ("invalid-access", "device-heap",
                                     "device-fault")}
@@ -237,9 +262,16 @@ def consequences(records, plain, pooled=()):
               and r not in after and PROBING.match(r["api"] or "")]
     leaks = [r for r in records if r["kind"] == "leak"]
     early = plain["code"] != 0
-    dropped = after + probes + (leaks if early or pooled else [])
+    python = python or any(python_leak(r) for r in leaks)
+    dropped = after + probes + (leaks if early or pooled or python else [])
     kept = [r for r in records if r not in dropped]
-    return kept, consequence_notes(after, probes, leaks, plain, pooled)
+    notes = consequence_notes(after, probes, leaks, plain, pooled)
+    if leaks and python and not early and not pooled:
+        notes.append(f"memcheck found {len(leaks)} leak(s): memory a Python "
+                     "program still held when the interpreter tore down "
+                     "(objects collected after the CUDA context is gone), "
+                     "not a leak")
+    return kept, notes
 
 
 def consequence_notes(after, probes, leaks, plain, pooled):

@@ -287,8 +287,35 @@ def rule_12(p, context):
     return []
 
 
+def rule_04(p, context):
+    """A kernel given a host address (the library found the argument in
+    the process's writable host memory, not in any CUDA allocation)."""
+    for call in p.calls:
+        if call.get("op") != "launch":
+            continue
+        for i, param in enumerate(call.get("params") or []):
+            if param.get("points_to") == "host":
+                where = param.get("host_where")
+                return [finding(
+                    "04", f"{kernels.display_name(call)} is given a host "
+                    f"address as parameter {i} ({param.get('value')}, "
+                    f"host {where or 'memory'}): a kernel cannot "
+                    "dereference host memory", [call])]
+    return []
+
+
 def rule_14(p, context):
-    """A launch with more threads in a block than any GPU allows (1024)."""
+    """A launch with more threads in a block than any GPU allows (1024),
+    or a block shape the driver refused (PyCUDA sets it with
+    cuFuncSetBlockShape before it launches, and raises when it fails)."""
+    for call in p.calls:
+        if re.match(r"^cuFuncSetBlockShape", call.get("api", "")) and \
+                call.get("result"):
+            return [finding(
+                "14", f"the driver refused a block shape ({call['api']}: "
+                f"{call.get('error', call['result'])}): more threads per "
+                "block, or a larger dimension, than the device allows",
+                [call])]
     for call in p.calls:
         block = 1
         for v in call.get("block") or []:
@@ -428,6 +455,68 @@ def rule_25(p, context):
     return []
 
 
+def never_read_back(p):
+    """(launch, allocation, free) of a kernel's output buffer that no copy
+    read after the launch before it was freed, in a process that copied
+    nothing to the host at all: the program's read-back never reached CUDA
+    (PyCUDA refuses memcpy_dtoh(dev, host), the arguments swapped, with a
+    TypeError before it calls the driver)."""
+    if any(c.get("op") == "copy" and c.get("kind") in (2, 4)
+           for c in p.calls):
+        return None
+    for call in p.calls:
+        if call.get("op") != "launch" or call.get("result"):
+            continue
+        for _, alloc, _ in p.pointer_params(call):
+            if alloc["mem"] == "device" and alloc["free_call"] is not None:
+                return call, alloc, alloc["free_call"]
+    return None
+
+
+def rule_06_unread(p, context):
+    """A hint for 06: a kernel's output never copied back (see
+    never_read_back); weak, for a program that also may not need it."""
+    found = never_read_back(p)
+    if not found:
+        return []
+    launch, alloc, free = found
+    return [finding(
+        "06", f"{kernels.display_name(launch)} writes a buffer that no copy "
+        "reads back before it is freed, and nothing is copied to the host: "
+        "the read-back never reached CUDA (a copy refused for its "
+        "arguments, as PyCUDA refuses swapped ones)",
+        [alloc["call"], launch, free], "weak")]
+
+
+def pitched_launch(p):
+    """(allocation, launch) of a kernel given pitched memory whose rows are
+    wider than the data (pitch > width)."""
+    for call in p.calls:
+        if call.get("op") != "launch":
+            continue
+        for _, alloc, _ in p.pointer_params(call):
+            made = alloc["call"]
+            if alloc["mem"] == "pitched" and made.get("pitch", 0) > made.get(
+                    "width", 0) > 0:
+                return alloc, call
+    return None
+
+
+def rule_26_kernel(p, context):
+    """A hint for 26: a kernel indexes pitched memory, which it must step
+    by the pitch; the trace cannot see how it indexes (weak)."""
+    found = pitched_launch(p)
+    if not found:
+        return []
+    alloc, launch = found
+    made = alloc["call"]
+    return [finding(
+        "26", f"{kernels.display_name(launch)} is given pitched memory: rows "
+        f"{made['pitch']} bytes apart hold {made['width']} bytes each, so "
+        "its row index must step by the pitch, not the width",
+        [made, launch], "weak")]
+
+
 def rule_26(p, context):
     """A pitched allocation copied or indexed with its width, not its
     pitch."""
@@ -447,7 +536,7 @@ def rule_26(p, context):
                 return [finding(
                     "26", f"pitched memory (pitch {pitch} bytes) copied "
                     f"with a row step of {given}", [alloc["call"], call])]
-    return []
+    return rule_26_kernel(p, context)
 
 
 def rule_31(p, context):
@@ -467,10 +556,19 @@ def rule_31(p, context):
     return []
 
 
+def allocated_on(p, device, before):
+    """True when the process allocated device memory on <device> before
+    call <before>."""
+    return any(a["dev"] == device and a["mem"] == "device" and a["n"] < before
+               for a in p.allocs)
+
+
 def rule_32_33(p, context):
     """A kernel on one device given another device's allocation without
     peer access: 32 when the allocation was made on the default device
-    before any cudaSetDevice, 33 when it was made there on purpose."""
+    before any cudaSetDevice, 33 when it was made there on purpose (after a
+    cudaSetDevice, or with no cudaSetDevice at all beside memory the
+    program also placed on the launch's device)."""
     for call in p.calls:
         if call.get("op") != "launch" or call.get("dev") is None:
             continue
@@ -480,6 +578,12 @@ def rule_32_33(p, context):
                     "managed") or (call["dev"], other) in p.peers:
                 continue
             early = p.set_device_at is None or alloc["n"] < p.set_device_at
+            if p.set_device_at is None and allocated_on(p, call["dev"],
+                                                        call["n"]):
+                # No cudaSetDevice (contexts, as PyCUDA uses): a program
+                # that also placed memory on the launch's device chose
+                # each buffer's device on purpose.
+                early = False
             chapter = "32" if early else "33"
             return [finding(
                 chapter, f"{kernels.display_name(call)} runs on device "
@@ -491,9 +595,9 @@ def rule_32_33(p, context):
 
 
 # In the order a finding goes first when two fit: 07 before 06.
-RULES = (rule_02, rule_07, rule_06, rule_03, rule_01, rule_08, rule_10,
-         rule_12, rule_14, rule_17, rule_18, rule_19, rule_20, rule_25, rule_26,
-         rule_31, rule_32_33)
+RULES = (rule_02, rule_07, rule_06, rule_03, rule_01, rule_04, rule_08,
+         rule_10, rule_12, rule_14, rule_17, rule_18, rule_19, rule_20,
+         rule_25, rule_26, rule_31, rule_32_33, rule_06_unread)
 
 
 def process_findings(process, context):

@@ -230,7 +230,36 @@ def _check_32(rec, i, arg, param):
             % (rec.get("kernel"), device, other, what, _param_text(param, i)))
 
 
-_RULES = (("29", _check_29), ("30", _check_30), ("32", _check_32))
+def _record_size(meta):
+    """The bytes of one record of a NumPy structured ("voidN") array, or
+    None for any other array."""
+    dtype = meta.get("dtype") if isinstance(meta, dict) else None
+    if not isinstance(dtype, str) or not dtype.startswith("void") or \
+            not dtype[4:].isdigit():
+        return None
+    strides = meta.get("strides") or []
+    return strides[0] if len(strides) == 1 else int(dtype[4:]) // 8
+
+
+def _check_16(rec, i, arg, param):
+    """A hint (weak): a struct pointer filled from NumPy records whose size
+    is no multiple of 4 bytes, the packed layout NumPy gives without
+    align=True; a struct with an int or float member is padded to one."""
+    if not isinstance(param, dict) or not param.get("pointer") or \
+            param.get("dtype") or param.get("base") in _BYTE_TYPES | {None}:
+        return None
+    size = _record_size(arg.get("filled_from"))
+    if not size or size % 4 == 0:
+        return None
+    return (None, "%s is filled from NumPy records of %d bytes each, a "
+            "packed layout (a structured dtype without align=True); the "
+            "compiler pads a struct with an int or float member to a "
+            "multiple of 4 bytes, so the kernel reads its fields at other "
+            "offsets" % (_param_text(param, i), size), "weak")
+
+
+_RULES = (("29", _check_29), ("30", _check_30), ("32", _check_32),
+          ("16", _check_16))
 
 
 def findings(records):
@@ -275,7 +304,8 @@ def findings(records):
                 if key not in groups:
                     groups[key] = {"chapter": chapter, "summary": hit[1],
                                    "evidence": [evidence],
-                                   "strength": "strong", "count": 0}
+                                   "strength": hit[2] if len(hit) > 2
+                                   else "strong", "count": 0}
                     order.append(key)
                 seen.add(key)
         for key in seen:
