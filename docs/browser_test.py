@@ -712,7 +712,6 @@ def shot_list(num):
     ch = "ch%s.html" % num
     return {"index.html": [("main", None)],
             "symptoms.html": [("symptoms", None)],
-            "outcomes.html": [("outcomes", None)],
             "myths.html": [("myths", None), ("myths-sources",
                                              "myths-sources")],
             ch: [("chapter", None)] + [
@@ -742,8 +741,8 @@ def main():
                chapters[0][:2] if chapters else "00")
     os.makedirs(outdir, exist_ok=True)
     shots = shot_list(num)
-    listings = [p for p in ("index.html", "symptoms.html", "outcomes.html",
-                            "myths.html", "pycuda.html", "doctor.html",
+    listings = [p for p in ("index.html", "symptoms.html", "myths.html",
+                            "pycuda.html", "doctor.html",
                             "seeds.html") if os.path.isfile(
                                 os.path.join(site, p))]
     listings += ["ch%s.html" % c[:2] for c in chapters]
@@ -763,12 +762,6 @@ def main():
         check_queries(driver, base, chapters, outdir)
         check_symptom_search(driver, base)
         check_fix_link(driver, base, num)
-        driver.execute_script("localStorage.setItem("
-                              "'prefers-dark-mode-in-light-mode', true)")
-        open_page(driver, base + "ch%s.html#ch%s-the-fix-as-a-diff" % (
-            num, num), settle=True)
-        shot(driver, outdir, "chapter-dark-desktop")
-        driver.execute_script("localStorage.clear()")
     finally:
         driver.quit()
         server.shutdown()
