@@ -1,19 +1,18 @@
-/* clinic.js -- the CUDA Memcpy Clinic site's own behaviour, on every page.
- * 1. Full-text search: the search box lists the sections (the index
- *    make_pages.py writes) that match the words typed, best first, once
- *    typing pauses for 80 ms. Little words (my, the) do not decide a match;
- *    apostrophes, "doesn't", plurals and sizes (2GB, 2 GiB) are read as a
- *    person means them; the words people use find the pages' own (segfault:
- *    segmentation fault). Enter opens the selected result, arrows move,
- *    Escape closes. The list tells which query it answers (data-query).
- * 2. The top tabs (the phone's menu) lead to the ways in.
- * 3. Tables of three or more columns become labelled cards on a phone; on a
- *    wide screen a table too wide for the text lets its code wrap.
- * 4. The table of contents and a chapter's subtitle are put where the theme
- *    wants them; a link into a folded "try it first" section opens it. */
+/* clinic.js -- the CUDA Memcpy Clinic site's own behaviour, on every page:
+ * the full-text search (below), the top tabs, tables as labelled cards on a
+ * phone (and code that wraps in a table too wide for the text), the table of
+ * contents and a chapter's subtitle where the theme wants them, and a link
+ * into a folded "try it first" section that opens it. */
 (function () {
   'use strict';
 
+  // The search box lists the sections (the index make_pages.py writes) that
+  // match the words typed, best first, once typing pauses for 80 ms. Little
+  // words (my, the) do not decide a match; apostrophes, plurals and sizes
+  // (2GB, 2 GiB) are read as a person means them; the words people use find
+  // the pages' own (segfault: segmentation fault). Enter opens the selected
+  // result, arrows move, Escape closes. data-query tells which query the list
+  // answers.
   var base = (document.currentScript ? document.currentScript.src : '').replace(/[^\/]*$/, '');
   var index = null, waiting = null;
   function withIndex(done) {
