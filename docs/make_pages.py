@@ -4,22 +4,15 @@
     make_pages.py --root <repo> --chapters <a,b,...> --out <dir> [--diff diff]
                   [--plots <dir>] [--depfile <file> --stamp <file>]
 
-Doxygen renders the Markdown. This script adds only what Doxygen cannot know:
-  - the page's id ({#symptoms}), and for each heading the anchor GitHub gives
-    it, prefixed by the page's id: "## Cause" in chapter 01 is ch01-cause, so
-    a link written for GitHub, [..](../chapters/01-x/README.md#cause), becomes
-    [..](@ref ch01-cause). A link to a heading that does not exist stops the
-    build; a link to a file that is not on the site is shown as its text;
-  - on a chapter's page: its Fix folded behind "try it first", the lines
-    around its BUG: comment, its programs (\\include), the diff of the fix
-    and the recorded outputs;
-  - the chapters page, a page per part, the main page's list of pages, and
-    the seeds' programs;
-  - OUT/extra/clinic-search-index.js: the text of every section, for the
-    site's full-text search (clinic.js).
-Every docs/<name>.md is a page (id: <name> without its punctuation): a new
-one needs no registration. With --depfile it writes a Makefile rule naming
-every file and folder it read, so the build re-runs it only when one changes.
+Doxygen renders the Markdown; this adds what it cannot know: page ids and
+GitHub's heading anchors ([..](../chapters/01-x/README.md#cause) becomes
+[..](@ref ch01-cause); a missing heading stops the build, a file not on the
+site is shown as text); a chapter's folded Fix, the lines around its BUG:,
+its programs, the diff of its fix and its recorded outputs; the chapters and
+part pages; the main page's list of pages; the seeds' programs; and
+OUT/extra/clinic-search-index.js, every section's text for clinic.js. Every
+docs/<name>.md is a page (id: <name> without punctuation). --depfile writes
+a Makefile rule naming every file and folder read.
 """
 
 import argparse
