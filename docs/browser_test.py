@@ -438,19 +438,12 @@ until(function () {
 """
 
 
-FIELD = {}  # the search box last used
-
-
 def search(driver, query, paste=False):
     """Clicks the search box, clears it as a person does (select all,
     delete), types or pastes the query and reads the results shown:
     (links, what the list says when it lists nothing)."""
-    field = FIELD.get("box")
-    try:
-        field.click()
-    except (AttributeError, WebDriverException):  # none yet, or a new page
-        field = FIELD["box"] = driver.find_element(By.ID, "MSearchField")
-        field.click()
+    field = driver.find_element(By.ID, "MSearchField")
+    field.click()
     field.send_keys(Keys.CONTROL, "a", Keys.NULL, Keys.DELETE)
     if paste:
         driver.execute_cdp_cmd("Input.insertText", {"text": query})

@@ -186,12 +186,14 @@
     return { terms: terms, re: new RegExp('(?<![\\p{L}\\p{N}_])(' + body.join('|') + ')(?![\\p{L}\\p{N}_])', 'giu') };
   }
 
-  // About 180 characters of the text around the first whole-word match
-  // (else the first piece of a word that matched), cut between words, with
-  // the terms marked.
+  // About 180 characters of the text around the first of the longest
+  // whole-word matches (else the first piece of a word that matched), cut
+  // between words, with the terms marked.
   function snippet(text, m) {
+    var first = null, hit;
     m.re.lastIndex = 0;
-    var first = m.re.exec(text), at = first ? first.index : 0;
+    while ((hit = m.re.exec(text)) !== null) if (!first || hit[0].length > first[0].length) first = hit;
+    var at = first ? first.index : 0;
     for (var k = 0; !first && k < m.terms.length && !at; k++) at = Math.max(0, text.toLowerCase().indexOf(m.terms[k]));
     var from = Math.max(0, at - 60), to = Math.min(text.length, from + 180);
     if (from > 0) {
@@ -203,7 +205,7 @@
     }
     var back = to < text.length ? text.lastIndexOf(' ', to) : -1;
     if (back > at) to = back;
-    var html = '', pos = from, hit;
+    var html = '', pos = from;
     m.re.lastIndex = from;
     while ((hit = m.re.exec(text)) !== null && hit.index + hit[0].length <= to) {
       html += escapeHtml(text.slice(pos, hit.index)) + '<mark>' + escapeHtml(hit[0]) + '</mark>';
