@@ -6,17 +6,13 @@ does: click, type or paste, and read what the screen shows.
                     [--chromium chromium] [--chromedriver chromedriver]
                     [--chapters 01-a,02-b,...] [--timings]
 
-Every page reachable from the main page is opened and checked: links and
-anchors exist; no literal markup or script error; each chapter shows every
-section of its README, where the bug is, its programs, a diff that takes out
-and puts in lines, each output recorded in its expected/ folder, its fix
-folded until a link opens it; the navigation tree and the top tabs work; the
-search finds the chapter for everyday queries, sentences and each code term
-of the symptom index (pasted); no listing is cut off, and on a phone no page
-scrolls sideways, the menu reaches the ways in and no symptom link is
-off-screen. Screenshots go to --screenshots. Waits are on conditions, never
-fixed sleeps. Exit status 0 when all is well, 1 with the failures listed.
-(Debian 12: apt-get install chromium chromium-driver python3-selenium)
+Opens every page reachable from the main page: links, anchors, no literal
+markup or script error; each chapter against its folder (sections, where the
+bug is, diff, recorded outputs, Fix folded); the navigation tree, the top
+tabs and the phone menu; the search, typed and pasted; listings and phone
+widths. Waits on conditions, never fixed sleeps. Exit status 0 when all is
+well, 1 with the failures listed. (Debian 12: apt-get install chromium
+chromium-driver python3-selenium)
 """
 
 import argparse
@@ -181,6 +177,12 @@ def open_page(driver, url, settle=False):
 def shot(driver, outdir, name):
     settle(driver)
     driver.save_screenshot(os.path.join(outdir, name + ".png"))
+
+
+def scroll_shot(driver, outdir, name, anchor):
+    driver.execute_script("var e = document.getElementById(arguments[0]);"
+                          " if (e) e.scrollIntoView();", anchor or "top")
+    shot(driver, outdir, name)
 
 
 # What a reader sees of a page: its text outside code, its ids, its links.
@@ -436,19 +438,12 @@ until(function () {
 """
 
 
-FIELD = {}  # the search box last used
-
-
 def search(driver, query, paste=False):
     """Clicks the search box, clears it as a person does (select all,
     delete), types or pastes the query and reads the results shown:
     (links, what the list says when it lists nothing)."""
-    field = FIELD.get("box")
-    try:
-        field.click()
-    except (AttributeError, WebDriverException):  # none yet, or a new page
-        field = FIELD["box"] = driver.find_element(By.ID, "MSearchField")
-        field.click()
+    field = driver.find_element(By.ID, "MSearchField")
+    field.click()
     field.send_keys(Keys.CONTROL, "a", Keys.NULL, Keys.DELETE)
     if paste:
         driver.execute_cdp_cmd("Input.insertText", {"text": query})
@@ -639,10 +634,7 @@ def check_phone(driver, base, pages, outdir, shots):
     for path in pages:
         open_page(driver, base + path)
         for name, anchor in shots.get(path, []):
-            driver.execute_script("var e = document.getElementById("
-                                  "arguments[0]); if (e) e.scrollIntoView();",
-                                  anchor or "top")
-            shot(driver, outdir, name + "-phone")
+            scroll_shot(driver, outdir, name + "-phone", anchor)
         check_listings(driver, path, phone=True)
     open_page(driver, base + "index.html", settle=True)
     for target in ("chapters.html", "doctor.html"):
@@ -675,36 +667,27 @@ def check_phone(driver, base, pages, outdir, shots):
     set_viewport(driver, DESKTOP)
 
 
-class Visit:
+def visitor(driver, root, chapters, outdir, shots, listings):
     """The checks made at desktop width in the crawl's visit of a page."""
+    chapters = {"ch%s.html" % c[:2]: c for c in chapters}
 
-    def __init__(self, driver, root, chapters, outdir, shots, listings):
-        self.driver, self.root, self.outdir = driver, root, outdir
-        self.chapters = {"ch%s.html" % c[:2]: c for c in chapters}
-        self.shots, self.listings = shots, listings
-        self.pages = {}
-
-    def __call__(self, path, facts):
-        driver = self.driver
-        if path == "index.html":
-            check_main_page(driver)
+    def visit(path, facts):
         if path == "symptoms.html":
             check_symptom_links(driver, DESKTOP[0])
-        if path in self.chapters:
-            check_chapter(driver, self.root, self.chapters[path], facts)
-            if path == min(self.chapters):
+        if path in chapters:
+            check_chapter(driver, root, chapters[path], facts)
+            if path == min(chapters):
                 check_theme(driver, path)
-            if path == max(self.chapters):
+            if path == max(chapters):
                 check_navtree(driver, path)
-        for name, anchor in self.shots.get(path, []):
-            driver.execute_script("var e = document.getElementById("
-                                  "arguments[0]); if (e) e.scrollIntoView();",
-                                  anchor or "top")
-            shot(driver, self.outdir, name + "-desktop")
-        if path in self.listings:
+        for name, anchor in shots.get(path, []):
+            scroll_shot(driver, outdir, name + "-desktop", anchor)
+        if path in listings:
             check_listings(driver, path, phone=False)
         if path == "index.html":
+            check_main_page(driver)
             check_navtree(driver, path)
+    return visit
 
 
 def shot_list(num):
@@ -712,7 +695,6 @@ def shot_list(num):
     ch = "ch%s.html" % num
     return {"index.html": [("main", None)],
             "symptoms.html": [("symptoms", None)],
-            "outcomes.html": [("outcomes", None)],
             "myths.html": [("myths", None), ("myths-sources",
                                              "myths-sources")],
             ch: [("chapter", None)] + [
@@ -742,8 +724,8 @@ def main():
                chapters[0][:2] if chapters else "00")
     os.makedirs(outdir, exist_ok=True)
     shots = shot_list(num)
-    listings = [p for p in ("index.html", "symptoms.html", "outcomes.html",
-                            "myths.html", "pycuda.html", "doctor.html",
+    listings = [p for p in ("index.html", "symptoms.html", "myths.html",
+                            "pycuda.html", "doctor.html",
                             "seeds.html") if os.path.isfile(
                                 os.path.join(site, p))]
     listings += ["ch%s.html" % c[:2] for c in chapters]
@@ -752,7 +734,7 @@ def main():
     driver = start_browser(args.chromium, args.chromedriver)
     try:
         set_viewport(driver, DESKTOP)
-        visit = Visit(driver, args.root, chapters, outdir, shots, listings)
+        visit = visitor(driver, args.root, chapters, outdir, shots, listings)
         pages = crawl(driver, base, site, visit)
         for path in dict.fromkeys(listings + list(shots)):
             if path not in pages:
@@ -763,12 +745,6 @@ def main():
         check_queries(driver, base, chapters, outdir)
         check_symptom_search(driver, base)
         check_fix_link(driver, base, num)
-        driver.execute_script("localStorage.setItem("
-                              "'prefers-dark-mode-in-light-mode', true)")
-        open_page(driver, base + "ch%s.html#ch%s-the-fix-as-a-diff" % (
-            num, num), settle=True)
-        shot(driver, outdir, "chapter-dark-desktop")
-        driver.execute_script("localStorage.clear()")
     finally:
         driver.quit()
         server.shutdown()

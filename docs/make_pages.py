@@ -4,22 +4,15 @@
     make_pages.py --root <repo> --chapters <a,b,...> --out <dir> [--diff diff]
                   [--plots <dir>] [--depfile <file> --stamp <file>]
 
-Doxygen renders the Markdown. This script adds only what Doxygen cannot know:
-  - the page's id ({#symptoms}), and for each heading the anchor GitHub gives
-    it, prefixed by the page's id: "## Cause" in chapter 01 is ch01-cause, so
-    a link written for GitHub, [..](../chapters/01-x/README.md#cause), becomes
-    [..](@ref ch01-cause). A link to a heading that does not exist stops the
-    build; a link to a file that is not on the site is shown as its text;
-  - on a chapter's page: its Fix folded behind "try it first", the lines
-    around its BUG: comment, its programs (\\include), the diff of the fix
-    and the recorded outputs;
-  - the chapters page, a page per part, the outcomes page, the main page's
-    list of pages, and the seeds' programs;
-  - OUT/extra/clinic-search-index.js: the text of every section, for the
-    site's full-text search (clinic.js).
-Every docs/<name>.md is a page (id: <name> without its punctuation): a new
-one needs no registration. With --depfile it writes a Makefile rule naming
-every file and folder it read, so the build re-runs it only when one changes.
+Doxygen renders the Markdown; this adds what it cannot know: page ids and
+GitHub's heading anchors ([..](../chapters/01-x/README.md#cause) becomes
+[..](@ref ch01-cause); a missing heading stops the build, a file not on the
+site is shown as text); a chapter's folded Fix, the lines around its BUG:,
+its programs, the diff of its fix and its recorded outputs; the chapters and
+part pages; the main page's list of pages; the seeds' programs; and
+OUT/extra/clinic-search-index.js, every section's text for clinic.js. Every
+docs/<name>.md is a page (id: <name> without punctuation). --depfile writes
+a Makefile rule naming every file and folder read.
 """
 
 import argparse
@@ -41,7 +34,7 @@ PROGRAMS = ("broken.cu", "fixed.cu", "broken.py", "fixed.py",
             "broken_cupy.py", "fixed_cupy.py")
 TWINS = (("PyCUDA", "broken.py", "fixed.py"),
          ("CuPy", "broken_cupy.py", "fixed_cupy.py"))
-FIRST_PAGES = ("symptoms", "outcomes", "myths", "pycuda")
+FIRST_PAGES = ("symptoms", "myths", "pycuda")
 FENCE = re.compile(r" *(```|~~~)")
 HEADING = re.compile(r"(#{1,6}) +(.*[^ ]) *\Z")
 LINK = re.compile(r"(!?)\[([^\]]*)\]\(([^) ]*)\)")
@@ -522,7 +515,7 @@ def nav_bar(site, chapters, idx):
     prev = ("← Previous: @ref " + chapters[idx - 1].id if idx
             else "← @ref chapters")
     nxt = ("Next: @ref %s →" % chapters[idx + 1].id
-           if idx + 1 < len(chapters) else "@ref outcomes →")
+           if idx + 1 < len(chapters) else "@ref chapters →")
     return ('<div class="clinic-prevnext"><span class="clinic-prev">%s</span>'
             '<span class="clinic-up">Part: [%s](@ref %s)</span><span class='
             '"clinic-next">%s</span></div>\n' % (
@@ -602,7 +595,7 @@ def chapter_diff(site, ch):
 
 
 def chapter_outputs(site, ch):
-    """The recorded outputs: (Markdown, the C outcome, the PyCUDA one)."""
+    """The recorded outputs, as Markdown."""
     exp = os.path.join(ch.dir, "expected")
     text = ("\n## \\anchor %s-recorded-output Recorded output\n\nRecorded "
             "on a real GPU by the update command (see the main page), and "
@@ -612,12 +605,11 @@ def chapter_outputs(site, ch):
         (lib, b, f) for lib, b, f in TWINS if any(
             site.exists(os.path.join(d, x)) for d in (ch.dir, exp)
             for x in (b, f, b + ".out", f + ".out"))]
-    outcomes, found = {}, []
+    found = []
     for lib, b, f in names:
-        outcomes[lib] = pair(*(outcome_html(site, os.path.join(
-            exp, x + ".out"), x) for x in (b, f)))
         text += ("\nThe %s twins:\n\n" % lib if lib else "") + htmlonly(
-            outcomes[lib])
+            pair(*(outcome_html(site, os.path.join(exp, x + ".out"), x)
+                   for x in (b, f))))
         found += ["%s: %s" % (x, record_text(site, os.path.join(
             exp, x + ".out"))) for x in (b, f)]
     for v in variants(ch.dir):
@@ -627,20 +619,19 @@ def chapter_outputs(site, ch):
         found.append("%s: %s" % (v[:-3], record_text(site, record)))
     site.entry("%s.html#%s-recorded-output" % (ch.id, ch.id), ch.title,
                "Recorded output", re.sub(r"\s+", " ", " ".join(found)))
-    return text, outcomes[""], outcomes.get("PyCUDA", "")
+    return text
 
 
 def chapter_page(site, chapters, idx):
-    """A chapter's page: (Markdown, its C outcome, its PyCUDA outcome)."""
+    """A chapter's page, as Markdown."""
     ch = chapters[idx]
     nav = nav_bar(site, chapters, idx)
     head = ('<div class="clinic-subtitle">%s</div>\n\n' % subtitle(site, ch)
             if ch.sub else "")
-    outputs, c, py = chapter_outputs(site, ch)
     body = (head + nav + "\n" + chapter_readme(site, ch) +
-            chapter_programs(site, ch) + chapter_diff(site, ch) + outputs +
-            "\n" + nav)
-    return site.page(ch.id, ch.short, body), c, py
+            chapter_programs(site, ch) + chapter_diff(site, ch) +
+            chapter_outputs(site, ch) + "\n" + nav)
+    return site.page(ch.id, ch.short, body)
 
 
 def parts_of(chapters):
@@ -653,9 +644,7 @@ def parts_of(chapters):
 def chapter_list(site, chapters, parts):
     """The chapters page and one page per part: {page id: Markdown}."""
     pages, everything = {}, ""
-    text = ("One bug per chapter, in reading order, grouped by part. The "
-            "@ref outcomes page shows every chapter's recorded result on one "
-            "page.\n\n")
+    text = "One bug per chapter, in reading order, grouped by part.\n\n"
     for n, p in enumerate(parts, 1):
         title = "Part %d: %s" % (n, p[:1].upper() + p[1:])
         mine = [ch for ch in chapters if ch.part == p]
@@ -673,26 +662,6 @@ def chapter_list(site, chapters, parts):
     pages["chapters"] = site.page("chapters", "Chapters", text, toc=False)
     site.entry("chapters.html", "Chapters", "", everything.strip())
     return pages
-
-
-def outcomes_page(site, chapters, parts, outcomes):
-    """Every chapter's outcomes, broken next to fixed, for readers without a
-    GPU."""
-    text = ("What every chapter's programs did on a real GPU, the broken "
-            "program next to the fixed one, as recorded by the update command"
-            " and checked by the tests on every run. A chapter whose outputs "
-            "have not been recorded yet says so.\n")
-    for p in parts:
-        text += "\n## \\anchor outcomes-%s %s\n" % (
-            part_id(p)[5:], p[:1].upper() + p[1:])
-        for ch in (ch for ch in chapters if ch.part == p):
-            text += ('\n<div class="clinic-outcome-title"><b>@ref %s</b>%s'
-                     '</div>\n\n' % (ch.id, " — " + subtitle(site, ch)
-                                     if ch.sub else ""))
-            text += "".join(htmlonly(o) for o in outcomes[ch.id] if o)
-    site.entry("outcomes.html", "Outcomes at a glance", "",
-               "broken fixed recorded output exit status every chapter")
-    return site.page("outcomes", "Outcomes at a glance", text)
 
 
 def seeds_programs(site, files):
@@ -747,16 +716,13 @@ def register(site):
             site.add_page(pid, os.path.join(root, src), os.path.dirname(src),
                           ["the-programs"] + [gh_slug(f) for f in files]
                           if pid == "seeds" else [])
-    site.pages.setdefault("outcomes", ("", ""))
     return docs, files
 
 
 def main_page(site, docs):
     """The main page: the README, then the list of the site's pages."""
-    ids = ["chapters"] + [p for p in docs if p != "outcomes"]
-    ids.insert(ids.index("symptoms") + 1 if "symptoms" in ids else 1,
-               "outcomes")
-    ids += [p for p in ("seeds", "bench", "contributing") if p in site.pages]
+    ids = ["chapters"] + docs + [p for p in ("seeds", "bench", "contributing")
+                                 if p in site.pages]
     text = "\n## \\anchor index-on-this-site On this site\n\n" + "".join(
         "- @subpage %s\n" % p for p in ids)
     if "index" not in site.pages:
@@ -775,12 +741,9 @@ def make_site(site):
     parts = parts_of(chapters)
     for p in parts:
         site.pages[part_id(p)] = ("", "")
-    pages, outcomes = {}, {}
-    for idx, ch in enumerate(chapters):
-        pages[ch.id], c, py = chapter_page(site, chapters, idx)
-        outcomes[ch.id] = (c, py)
+    pages = {ch.id: chapter_page(site, chapters, idx)
+             for idx, ch in enumerate(chapters)}
     pages.update(chapter_list(site, chapters, parts))
-    pages["outcomes"] = outcomes_page(site, chapters, parts, outcomes)
     for pid in docs + ["seeds", "bench", "contributing"]:
         if pid in site.pages and site.pages[pid][0]:
             extra = seeds_programs(site, seed_files) if pid == "seeds" else ""
