@@ -104,6 +104,29 @@ class EachRule(unittest.TestCase):
         fixed.copy(HOST, DEV, 4000, 2, "pageable", "device")
         self.assertEqual(strong(fixed), [])
 
+    def test_29_doubles_copied_into_a_float_buffer(self):
+        """scale(float, const float *, float *, int): the input filled with
+        twice the bytes n floats take, the output n floats."""
+        scale = "_Z5scalefPKfPfi"
+        out = DEV + 0x1000
+
+        def program(in_bytes):
+            calls = Calls().malloc(DEV, in_bytes).copy(DEV, HOST, in_bytes, 1)
+            calls.malloc(out, 4000)
+            calls.launch(scale, [(4, 0x40000000), (8, DEV), (8, out),
+                                 (4, 1000)])
+            return calls.copy(HOST, out, 4000, 2, "pageable", "device")
+
+        self.assertEqual(strong(program(8000)), ["29"])
+        # The near miss, the fixed program's shape: n floats copied in.
+        self.assertEqual(strong(program(4000)), [])
+        # Twice the bytes, but no buffer of exactly n floats beside it: a
+        # kernel that reads half its input is not a type mix-up.
+        half = Calls().malloc(DEV, 8000).copy(DEV, HOST, 8000, 1)
+        half.malloc(out, 2000).launch(scale, [(4, 0), (8, DEV), (8, out),
+                                              (4, 1000)])
+        self.assertEqual(strong(half), [])
+
     def test_02_a_failed_allocation_used(self):
         broken = Calls().add("cudaMalloc", op="alloc", ptr=0, bytes=1 << 40,
                              mem="device", result=2,
@@ -503,7 +526,8 @@ def source_of(number, name):
 # broken programs' traces must raise them first; the others' must raise
 # nothing strong (docs/doctor.md says why they have no rule).
 RULE_CHAPTERS = {"01", "02", "03", "04", "06", "07", "08", "09", "10", "12",
-                 "14", "17", "18", "19", "20", "25", "26", "31", "32", "33"}
+                 "14", "17", "18", "19", "20", "25", "26", "29", "31", "32",
+                 "33"}
 
 
 # Broken programs whose recorded trace does not name their chapter first,
@@ -514,6 +538,10 @@ GAPS = {
     ("09", "broken"): "the host reads the buffer before the late wait, "
     "which no CUDA call shows; the trace is the same as the fixed one's",
     ("09", "broken.py"): "the same late wait as the C program's",
+    ("29", "broken.py"): "an extern \"C\" kernel's parameter types are "
+    "not in its name: the Python launch check names 29 (py records)",
+    ("29", "broken_cupy.py"): "the same as broken.py: the Python launch "
+    "check names 29",
     ("21", "broken.py"): "the trace sees a fault reported late (10); "
     "memcheck sees the failed malloc's NULL access (21)",
     ("27", "broken.py"): "the trace sees a fault reported late (10); "

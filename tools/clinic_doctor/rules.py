@@ -539,6 +539,33 @@ def rule_26(p, context):
     return rule_26_kernel(p, context)
 
 
+def rule_29(p, context):
+    """A buffer a kernel reads as 4-byte floats, filled from the host with
+    exactly twice the bytes the kernel's count covers, while another of its
+    float buffers holds exactly that count: 8-byte values (double) read as
+    float. Strong only where the kernel's parameter types are known."""
+    for call in p.calls:
+        if call.get("op") != "launch":
+            continue
+        floats = [(alloc, kind) for _, alloc, kind in p.pointer_params(call)
+                  if kind and kind["size"] == 4 and kind["float"]]
+        for count in p.int_params(call):
+            covered = count * 4
+            exact = [a for a, _ in floats if a["end"] - a["base"] == covered]
+            for alloc, kind in floats:
+                fills = [c for c in copies_of(p, alloc)
+                         if c.get("kind") == 1 and c["n"] < call["n"]
+                         and c["bytes"] == 2 * covered]
+                if kind["const"] and fills and exact and alloc not in exact:
+                    return [finding(
+                        "29", f"{kernels.display_name(call)} reads {count} "
+                        f"floats (4 bytes each, {covered} bytes) from a "
+                        f"buffer the host filled with {fills[0]['bytes']} "
+                        "bytes, twice that: 8-byte values (double) read as "
+                        "float", [alloc["call"], fills[0], call])]
+    return []
+
+
 def rule_31(p, context):
     """A call in a thread with no current context (a library's probing
     calls are not)."""
@@ -597,7 +624,7 @@ def rule_32_33(p, context):
 # In the order a finding goes first when two fit: 07 before 06.
 RULES = (rule_02, rule_07, rule_06, rule_03, rule_01, rule_04, rule_08,
          rule_10, rule_12, rule_14, rule_17, rule_18, rule_19, rule_20,
-         rule_25, rule_26, rule_31, rule_32_33, rule_06_unread)
+         rule_25, rule_26, rule_29, rule_31, rule_32_33, rule_06_unread)
 
 
 def process_findings(process, context):
