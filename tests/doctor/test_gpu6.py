@@ -157,5 +157,16 @@ class NoToolFinding(unittest.TestCase):
                 self.assertNotIn("silent_causes", report)
 
 
+class FaultCauseFirst(unittest.TestCase):
+    def test_a_fault_s_cause_before_its_late_report(self):
+        """21's PyCUDA twin: memcheck's NULL write points to 21 and 10
+        equally, and the trace sees the fault reported late (10); the cause
+        goes first, 10 only explains the report."""
+        report = replay("ch21-broken.py")
+        self.assertEqual(judged_first(report), ["21"])
+        self.assertIn("10", [c["number"] for c in
+                             report["findings"][0]["chapters"]])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -93,14 +93,15 @@ def score_chapters(chapters, where, text, facts, context):
     return scores
 
 
-def ranked(scores, prefer=(), against=()):
+def ranked(scores, prefer=(), against=(), after=()):
     """Chapters by score; a tie goes to the chapter the trace named
-    (<prefer>) and never to one it speaks against (<against>), then to the
-    one more signs point to. Only where no evidence tells them apart does
-    the number decide."""
+    (<prefer>) and never to one it speaks against (<against>) or to one that
+    explains only how the fault was reported (<after>), then to the one more
+    signs point to. Only where no evidence tells them apart does the number
+    decide."""
     return sorted(scores.items(), key=lambda kv: (
-        -kv[1][0], kv[0] in against, kv[0] not in prefer, -len(kv[1][1]),
-        kv[0]))
+        -kv[1][0], kv[0] in against, kv[0] in after, kv[0] not in prefer,
+        -len(kv[1][1]), kv[0]))
 
 
 def chapter_ref(chapter, score=None, why=()):
@@ -111,6 +112,13 @@ def chapter_ref(chapter, score=None, why=()):
         ref["score"] = score
         ref["why"] = [w for w in why if w]
     return ref
+
+
+# A fault a sanitizer saw in a kernel has a cause of its own (13, 21, 27,
+# ...); chapter 10 explains only that the fault was reported late, so on a
+# tie the cause goes first.
+FAULTS = ("invalid-access",)
+LATE = ("10",)
 
 
 def tool_finding(group, chapters, by_number, global_facts, context):
@@ -128,7 +136,8 @@ def tool_finding(group, chapters, by_number, global_facts, context):
         "evidence": "\n".join(group["lines"][:10]),
         "chapters": [chapter_ref(by_number[n], s, w) for n, (s, w) in
                      ranked(scores, context.get("trace_chapters", ()),
-                            context.get("trace_against", ()))],
+                            context.get("trace_against", ()),
+                            LATE if group["kind"] in FAULTS else ())],
     }
     if group["kind"] in ("invalid-access", "uninitialized-read",
                          "race", "barrier") and not group["file"]:
