@@ -20,12 +20,13 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT / "tools"))
-from clinic_doctor import pylaunch  # noqa: E402
+from clinic_doctor import pylaunch, trace, tracerun  # noqa: E402
 from clinic_doctor.pylaunch import rules  # noqa: E402
 
 SITE = pylaunch.site_dir()
@@ -274,11 +275,18 @@ class Rules(unittest.TestCase):
 
 class Helpers(unittest.TestCase):
     def test_environment(self):
-        env = pylaunch.environment({"PYTHONPATH": "/x", "A": "1"}, "/t")
+        """The doctor's trace run starts the check: the site folder first
+        on PYTHONPATH, CLINIC_TRACE_DIR set (tracerun.environment)."""
+        with mock.patch.dict(os.environ, {"PYTHONPATH": "/x"}):
+            env = tracerun.environment("lib.so", "/t", True)
         self.assertEqual(env["PYTHONPATH"], SITE + os.pathsep + "/x")
         self.assertEqual(env["CLINIC_TRACE_DIR"], "/t")
-        self.assertEqual(env["A"], "1")
-        self.assertEqual(pylaunch.environment({}, "/t")["PYTHONPATH"], SITE)
+        with mock.patch.dict(os.environ, {"PYTHONPATH": ""}):
+            self.assertEqual(
+                tracerun.environment("lib.so", "/t", True)["PYTHONPATH"],
+                SITE)
+        self.assertNotIn("PYTHONPATH",
+                         tracerun.environment("lib.so", "/t", False))
         self.assertTrue(os.path.isfile(os.path.join(SITE,
                                                     "sitecustomize.py")))
 
@@ -290,9 +298,10 @@ class Helpers(unittest.TestCase):
                 f.write('{"n":0,"ev":"pystart"}\n')
             with open(os.path.join(folder, "api-3.jsonl"), "w") as f:
                 f.write('{"n":0,"ev":"start"}\n')
-            recs = pylaunch.read_records(folder)
-        self.assertEqual([(r["pid"], r["n"]) for r in recs],
-                         [(3, 0), (12, 0)])
+            py = trace.read_trace(folder)["py"]
+        self.assertEqual([(p["pid"], [r["n"] for r in p["records"]],
+                           p["truncated"]) for p in py],
+                         [(3, [0], False), (12, [0], True)])
 
     def test_evidence_names_the_process_when_there_are_several(self):
         p = [P("float *", "float32", True)]

@@ -339,21 +339,28 @@ void table_clear(alloc_table_t *t)
 
 enum map_kind { MAP_NONE, MAP_HEAP, MAP_ANON, MAP_OTHER };
 
-/* Finds the mapping of /proc/self/maps that holds addr. */
-static enum map_kind find_mapping(uintptr_t addr, uintptr_t *start, uintptr_t *end)
+/* Calls each(ctx, start, end, perms, path) for every line of
+ * /proc/self/maps, read with plain read() (the reading uses no stdio and no
+ * malloc: it runs inside CUDA calls); stops when each returns nonzero.
+ * Returns -1 if the file cannot be opened, else the last value each
+ * returned. */
+typedef int (*maps_line_fn)(void *ctx, uintptr_t start, uintptr_t end,
+                            const char *perms, const char *path);
+
+static int maps_each(maps_line_fn each, void *ctx)
 {
     char buf[8192];
     char line[4096 + 256];
     size_t ll = 0;
-    enum map_kind found = MAP_NONE;
+    int stop = 0;
     int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return MAP_NONE;
-    for (;;) {
+        return -1;
+    while (!stop) {
         ssize_t got = read(fd, buf, sizeof buf);
         if (got <= 0)
             break;
-        for (ssize_t i = 0; i < got && found == MAP_NONE; i++) {
+        for (ssize_t i = 0; i < got && !stop; i++) {
             if (buf[i] != '\n') {
                 if (ll < sizeof line - 1)
                     line[ll++] = buf[i];
@@ -366,23 +373,46 @@ static enum map_kind find_mapping(uintptr_t addr, uintptr_t *start, uintptr_t *e
             int path_at = 0;
             if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &s, &e, perms, &path_at) < 3)
                 continue;
-            if (addr < s || addr >= e)
-                continue;
-            const char *path = path_at > 0 ? line + path_at : "";
-            *start = (uintptr_t)s;
-            *end = (uintptr_t)e;
-            if (strncmp(perms, "rw", 2) != 0)
-                found = MAP_OTHER;
-            else if (strcmp(path, "[heap]") == 0)
-                found = MAP_HEAP;
-            else
-                found = path[0] ? MAP_OTHER : MAP_ANON;
+            stop = each(ctx, (uintptr_t)s, (uintptr_t)e, perms,
+                        path_at > 0 ? line + path_at : "");
         }
-        if (found != MAP_NONE)
-            break;
     }
     close(fd);
-    return found;
+    return stop;
+}
+
+struct mapping_query {
+    uintptr_t addr, start, end;
+    enum map_kind found;
+};
+
+static int mapping_holding(void *ctx, uintptr_t s, uintptr_t e,
+                           const char *perms, const char *path)
+{
+    struct mapping_query *q = ctx;
+    if (q->addr < s || q->addr >= e)
+        return 0;
+    q->start = s;
+    q->end = e;
+    if (strncmp(perms, "rw", 2) != 0)
+        q->found = MAP_OTHER;
+    else if (strcmp(path, "[heap]") == 0)
+        q->found = MAP_HEAP;
+    else
+        q->found = path[0] ? MAP_OTHER : MAP_ANON;
+    return 1;
+}
+
+/* Finds the mapping of /proc/self/maps that holds addr. */
+static enum map_kind find_mapping(uintptr_t addr, uintptr_t *start, uintptr_t *end)
+{
+    struct mapping_query q = {addr, 0, 0, MAP_NONE};
+    maps_each(mapping_holding, &q);
+    if (q.found != MAP_NONE) {
+        *start = q.start;
+        *end = q.end;
+    }
+    return q.found;
 }
 
 static size_t word_at(uintptr_t a)
@@ -477,59 +507,39 @@ long long heap_chunk_usable(const void *p)
 
 /* ---- host memory map ------------------------------------------------------ */
 
+/* Adds one line of /proc/self/maps to the map (ctx); returns nonzero, which
+ * stops the reading, only when out of memory. */
+static int maps_add(void *ctx, uintptr_t s, uintptr_t e, const char *perms,
+                    const char *path)
+{
+    maps_t *m = ctx;
+    map_range_t r = {s, e, HOST_NONE, perms[0] == 'r'};
+    if (perms[0] == 'r' && perms[1] == 'w' && perms[3] == 'p') {
+        if (strcmp(path, "[heap]") == 0)
+            r.where = HOST_HEAP;
+        else if (strncmp(path, "[stack", 6) == 0)
+            r.where = HOST_STACK;
+        else if (!path[0])
+            r.where = HOST_ANON;
+        else if (path[0] == '/')
+            r.where = HOST_DATA;
+    }
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 256;
+        map_range_t *v = realloc(m->v, cap * sizeof *v);
+        if (!v)
+            return 1;
+        m->v = v;
+        m->cap = cap;
+    }
+    m->v[m->n++] = r;
+    return 0;
+}
+
 int maps_read(maps_t *m)
 {
-    char buf[8192];
-    char line[4096 + 256];
-    size_t ll = 0;
     m->n = 0;
-    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    for (;;) {
-        ssize_t got = read(fd, buf, sizeof buf);
-        if (got <= 0)
-            break;
-        for (ssize_t i = 0; i < got; i++) {
-            if (buf[i] != '\n') {
-                if (ll < sizeof line - 1)
-                    line[ll++] = buf[i];
-                continue;
-            }
-            line[ll] = 0;
-            ll = 0;
-            unsigned long long s, e;
-            char perms[8] = "";
-            int path_at = 0;
-            if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &s, &e, perms, &path_at) < 3)
-                continue;
-            const char *path = path_at > 0 ? line + path_at : "";
-            map_range_t r = {(uintptr_t)s, (uintptr_t)e, HOST_NONE, perms[0] == 'r'};
-            if (perms[0] == 'r' && perms[1] == 'w' && perms[3] == 'p') {
-                if (strcmp(path, "[heap]") == 0)
-                    r.where = HOST_HEAP;
-                else if (strncmp(path, "[stack", 6) == 0)
-                    r.where = HOST_STACK;
-                else if (!path[0])
-                    r.where = HOST_ANON;
-                else if (path[0] == '/')
-                    r.where = HOST_DATA;
-            }
-            if (m->n == m->cap) {
-                size_t cap = m->cap ? 2 * m->cap : 256;
-                map_range_t *v = realloc(m->v, cap * sizeof *v);
-                if (!v) {
-                    close(fd);
-                    return -1;
-                }
-                m->v = v;
-                m->cap = cap;
-            }
-            m->v[m->n++] = r;
-        }
-    }
-    close(fd);
-    return 0;
+    return maps_each(maps_add, m) == 0 ? 0 : -1;
 }
 
 /* The mapping that holds p (the file lists them in address order), or NULL. */
