@@ -116,6 +116,9 @@ NEAR_MISSES = {
     ("33", 0): ("cudaDeviceEnablePeerAccess(0, 0);",
                 ["cudaDeviceCanAccessPeer(&ok, 1, 0);"]),
     ("34", 0): ("cudaMallocManaged(&p, n);", ["cudaMalloc(&p, n);"]),
+    ("35", 0): ("surf2Dwrite(v, surf, x, y);",
+                ["cudaMallocPitch(&d, &pitch, w, h);",
+                 "cudaMemcpy2D(d, p, h, w, w, n, cudaMemcpyHostToDevice);"]),
 }
 
 
