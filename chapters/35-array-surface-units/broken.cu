@@ -2,8 +2,9 @@
  * \file broken.cu
  * \brief Chapter 35, broken: a kernel fills a CUDA array of floats through
  *        a surface object, but gives surf2Dwrite the column in elements
- *        where a surface takes its x coordinate in bytes, so only the first
- *        texels of each row are written, and not with their own values.
+ *        where a surface takes its x coordinate in bytes. Column 1 becomes
+ *        byte 1, a float store that is not 4-byte aligned: the kernel
+ *        faults, and the copy back reports cudaErrorMisalignedAddress.
  */
 #include <string.h>
 #include "check_cuda.h"
@@ -19,7 +20,7 @@ __global__ void fill_array(cudaSurfaceObject_t surf, int width, int height)
     if (col < width && row < height) {
         float value = 10.0f * (row + 1) + col;
         /* BUG: a surface's x is a BYTE offset into the row, not a texel
-           index: this puts texel col at byte col, inside texel col / 4. */
+           index: col 1 is byte 1, a float store not aligned to 4 bytes. */
         surf2Dwrite(value, surf, col, row);
     }
 }
@@ -55,6 +56,8 @@ int main(void)
     res.res.array.array = array;
     check_cuda(cudaCreateSurfaceObject(&surf, &res));
 
+    printf("a %d x %d CUDA array of floats, written through a surface\n",
+           HEIGHT, WIDTH);
     fill_array<<<1, dim3(WIDTH, HEIGHT)>>>(surf, WIDTH, HEIGHT);
     check_launch();
     check_cuda(cudaMemcpy2DFromArray(got, row_bytes, array, 0, 0, row_bytes,
@@ -62,8 +65,6 @@ int main(void)
     check_cuda(cudaDestroySurfaceObject(surf));
     check_cuda(cudaFreeArray(array));
 
-    printf("a %d x %d CUDA array of floats, written through a surface\n",
-           HEIGHT, WIDTH);
     for (int row = 0; row < HEIGHT; row++) {
         printf("row %d:", row);
         for (int col = 0; col < WIDTH; col++) {

@@ -1,7 +1,7 @@
 """broken_cupy.py -- Chapter 35, CuPy twin of broken.cu: a RawKernel fills a
 CUDA array of floats (cupy.cuda.texture.CUDAarray) through a surface object,
 but gives surf2Dwrite the column in elements where a surface takes its x
-coordinate in bytes."""
+coordinate in bytes: the misaligned float stores make the kernel fault."""
 import sys
 from pathlib import Path
 
@@ -28,7 +28,7 @@ void fill_array(cudaSurfaceObject_t surf, int width, int height)
     if (col < width && row < height) {
         float value = 10.0f * (row + 1) + col;
         /* BUG: a surface's x is a BYTE offset into the row, not a texel
-           index: this puts texel col at byte col. */
+           index: col 1 is byte 1, a float store not aligned to 4 bytes. */
         surf2Dwrite(value, surf, col, row);
     }
 }
@@ -51,14 +51,14 @@ def run():
     surf = texture.SurfaceObject(texture.ResourceDescriptor(
         runtime.cudaResourceTypeArray, cuArr=array))
 
+    print("a %d x %d CUDA array of floats, written through a surface"
+          % (HEIGHT, WIDTH))
     fill_array((1,), (WIDTH, HEIGHT),
                (surf, np.int32(WIDTH), np.int32(HEIGHT)))
     got = np.empty((HEIGHT, WIDTH), dtype=np.float32)
     array.copy_to(got)  # on the current stream, after the kernel
     cp.cuda.get_current_stream().synchronize()
 
-    print("a %d x %d CUDA array of floats, written through a surface"
-          % (HEIGHT, WIDTH))
     for row in range(HEIGHT):
         print("row %d: %s" % (row, " ".join("%g" % v for v in got[row])))
     wrong = clinic.check_ints("array", got.astype(np.int32), want)

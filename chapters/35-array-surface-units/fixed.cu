@@ -54,6 +54,8 @@ int main(void)
     res.res.array.array = array;
     check_cuda(cudaCreateSurfaceObject(&surf, &res));
 
+    printf("a %d x %d CUDA array of floats, written through a surface\n",
+           HEIGHT, WIDTH);
     fill_array<<<1, dim3(WIDTH, HEIGHT)>>>(surf, WIDTH, HEIGHT);
     check_launch();
     check_cuda(cudaMemcpy2DFromArray(got, row_bytes, array, 0, 0, row_bytes,
@@ -61,8 +63,6 @@ int main(void)
     check_cuda(cudaDestroySurfaceObject(surf));
     check_cuda(cudaFreeArray(array));
 
-    printf("a %d x %d CUDA array of floats, written through a surface\n",
-           HEIGHT, WIDTH);
     for (int row = 0; row < HEIGHT; row++) {
         printf("row %d:", row);
         for (int col = 0; col < WIDTH; col++) {

@@ -50,14 +50,14 @@ def run():
     surf = texture.SurfaceObject(texture.ResourceDescriptor(
         runtime.cudaResourceTypeArray, cuArr=array))
 
+    print("a %d x %d CUDA array of floats, written through a surface"
+          % (HEIGHT, WIDTH))
     fill_array((1,), (WIDTH, HEIGHT),
                (surf, np.int32(WIDTH), np.int32(HEIGHT)))
     got = np.empty((HEIGHT, WIDTH), dtype=np.float32)
     array.copy_to(got)  # on the current stream, after the kernel
     cp.cuda.get_current_stream().synchronize()
 
-    print("a %d x %d CUDA array of floats, written through a surface"
-          % (HEIGHT, WIDTH))
     for row in range(HEIGHT):
         print("row %d: %s" % (row, " ".join("%g" % v for v in got[row])))
     wrong = clinic.check_ints("array", got.astype(np.int32), want)
