@@ -301,6 +301,21 @@ class EachRule(unittest.TestCase):
                                             "device")
         self.assertEqual(strong(fixed), [])
 
+    def test_35_a_cudaArray_t_given_to_cudaMemcpy(self):
+        """A refused plain copy into no allocation, in a program that made
+        a CUDA array: the handle was passed as an address (35, not 20)."""
+        broken = Calls().add("cudaMallocArray")
+        broken.copy(HOST + 0x1000, HOST, 96, 1, "pageable", "pageable",
+                    result=1, error="cudaErrorInvalidValue")
+        self.assertEqual(strong(broken), ["35"])
+        fixed = Calls().add("cudaMallocArray").add("cudaMemcpy2DToArray")
+        fixed.malloc(DEV, 96).copy(DEV, HOST, 96, 1)
+        self.assertEqual(strong(fixed), [])
+        # Near miss: the same refused copy with no array made is 20's.
+        heap = Calls().copy(DEV2, HOST, 96, 1, "unknown", "pageable",
+                            result=1, error="cudaErrorInvalidValue")
+        self.assertEqual(strong(heap), ["20"])
+
     def memset(self, value):
         calls = Calls().malloc(DEV, 4096)
         calls.add("cudaMemset", op="memset", ptr=DEV, value=value, elem=1,

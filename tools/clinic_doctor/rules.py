@@ -398,6 +398,8 @@ def rule_20(p, context):
     for call in p.calls:
         if call.get("op") != "copy" or call.get("symbol"):
             continue  # a symbol's address is no allocation's
+        if call.get("result") and made_arrays(p):
+            continue  # a cudaArray_t refused by a plain copy: chapter 35
         if call.get("kind") in (1, 2) and "device" in (
                 true_class(p, call, "dst"), true_class(p, call, "src")) and (
                 true_class(p, call, "dst") != true_class(p, call, "src")):
@@ -621,10 +623,48 @@ def rule_32_33(p, context):
     return []
 
 
+# The calls that make a CUDA array: the handle they return is no address.
+ARRAY_CALLS = re.compile(r"^(cudaMalloc(3D|Mipmapped)?Array|"
+                         r"cuArray(3D)?Create|cuMipmappedArrayCreate)")
+
+
+def made_arrays(p):
+    """The first successful call that made a CUDA array, or None."""
+    return next((c for c in p.calls if ARRAY_CALLS.match(c.get("api", ""))
+                 and not c.get("result")), None)
+
+
+def rule_35(p, context):
+    """A plain copy refused whose device side belongs to no allocation, in
+    a process that made CUDA arrays: a cudaArray_t handed to cudaMemcpy,
+    which takes addresses (the trace cannot see a handle's value, only
+    that such a call was made)."""
+    made = made_arrays(p)
+    if not made:
+        return []
+    for call in p.calls:
+        if call.get("op") != "copy" or call.get("symbol") or not call.get(
+                "result"):
+            continue
+        n = call.get("n", 0)
+        for side, address in device_side(call):
+            if address and not p.owner(address, n) and not p.freed_owner(
+                    address, n):
+                return [finding(
+                    "35", f"{call.get('api')} was refused "
+                    f"({call.get('error')}): its {side} {hex(address)} "
+                    f"belongs to no allocation, and the program made CUDA "
+                    f"arrays ({made.get('api')}): a cudaArray_t is a "
+                    "handle, not an address; copy with cudaMemcpy2DToArray "
+                    "or cudaMemcpy2DFromArray", [made, call])]
+    return []
+
+
 # In the order a finding goes first when two fit: 07 before 06.
 RULES = (rule_02, rule_07, rule_06, rule_03, rule_01, rule_04, rule_08,
          rule_10, rule_12, rule_14, rule_17, rule_18, rule_19, rule_20,
-         rule_25, rule_26, rule_29, rule_31, rule_32_33, rule_06_unread)
+         rule_25, rule_26, rule_29, rule_31, rule_32_33, rule_06_unread,
+         rule_35)
 
 
 def process_findings(process, context):
