@@ -561,6 +561,8 @@ GAPS = {
     "memcheck sees the failed malloc's NULL access (21)",
     ("27", "broken.py"): "the trace sees a fault reported late (10); "
     "memcheck sees the wrapped index (27)",
+    ("35", "broken_cupy.py"): "the trace sees a fault reported late (10); "
+    "memcheck sees the misaligned surface store (35)",
 }
 
 
