@@ -2,8 +2,8 @@
  * \file broken.cu
  * \brief Chapter 36, broken: the byte count of a 4097 MiB buffer is
  *        computed as mib * MIB with both factors unsigned int. The product
- *        wraps past 2^32 before it becomes a size_t, cudaMalloc() gets
- *        1 MiB, and the kernel that fills 4097 MiB writes far past its end.
+ *        wraps past 2^32 before it becomes a size_t, cudaMalloc() allocates
+ *        1 MiB, and the upload of the data, a MiB at a time, is refused.
  */
 #include "check_cuda.h"
 
@@ -11,20 +11,10 @@
 #define MIB_INTS 262144 /* ints in a MiB */
 #define SIZE_MIB 4097u  /* the buffer's size: 4 GiB + 1 MiB */
 
-/* Block b fills MiB b of the buffer with the value b: 1024 threads, 256
-   ints each. The offsets are 64-bit: the kernel is right. */
-__global__ void fill(int *buf)
-{
-    size_t first = (size_t)blockIdx.x * MIB_INTS + threadIdx.x;
-
-    for (int k = 0; k < MIB_INTS / 1024; k++)
-        buf[first + (size_t)k * 1024] = (int)blockIdx.x;
-}
-
 /* cudaMalloc, or a skip when the GPU has too little free memory for it. */
-static int *malloc_or_skip(size_t bytes)
+static char *malloc_or_skip(size_t bytes)
 {
-    int *p = NULL;
+    char *p = NULL;
     size_t free_bytes = 0, total_bytes = 0;
     cudaError_t err = cudaErrorMemoryAllocation;
 
@@ -44,10 +34,11 @@ static int *malloc_or_skip(size_t bytes)
 int main(void)
 {
     unsigned int mib = SIZE_MIB; /* a size in MiB, as settings give it */
-    int *buf, *last = (int *)checked_malloc(MIB);
+    int *chunk = NULL; /* pinned: one MiB of the data at a time */
+    int *last = (int *)checked_malloc(MIB);
     int *want = (int *)checked_malloc(MIB);
-    size_t bytes;
-    size_t wrong;
+    char *buf, *dst;
+    size_t bytes, wrong;
 
     require_gpu_or_skip();
     /* BUG: mib and MIB are both unsigned int, so mib * MIB is computed in
@@ -56,16 +47,23 @@ int main(void)
     bytes = mib * MIB;
     buf = malloc_or_skip(bytes);
     printf("buffer: %u MiB, %zu bytes allocated\n", mib, bytes);
+    check_cuda(cudaMallocHost((void **)&chunk, MIB));
 
-    fill<<<mib, 1024>>>(buf);
-    check_launch();
-    /* The last MiB of the buffer, where block mib - 1 wrote. */
-    check_cuda(cudaMemcpy(last, (char *)buf + (bytes - MIB), MIB,
-                          cudaMemcpyDeviceToHost));
+    /* Upload the data a MiB at a time: MiB k holds the value k. */
+    dst = buf;
+    for (unsigned int k = 0; k < mib; k++) {
+        for (int i = 0; i < MIB_INTS; i++)
+            chunk[i] = (int)k;
+        check_cuda(cudaMemcpy(dst, chunk, MIB, cudaMemcpyHostToDevice));
+        dst += MIB;
+    }
+    /* Read the last MiB back: it must hold mib - 1 everywhere. */
+    check_cuda(cudaMemcpy(last, dst - MIB, MIB, cudaMemcpyDeviceToHost));
     for (int i = 0; i < MIB_INTS; i++)
         want[i] = (int)mib - 1;
     wrong = check_ints("last MiB", last, want, MIB_INTS);
 
+    check_cuda(cudaFreeHost(chunk));
     check_cuda(cudaFree(buf));
     free(want);
     free(last);

@@ -1,8 +1,8 @@
 """broken_cupy.py -- Chapter 36, CuPy twin of broken.cu: the size of a
 4097 MiB buffer comes as a NumPy uint32, as np.frombuffer reads it from a
 file header. size * MIB stays a uint32 and wraps past 2^32 without a word,
-CuPy allocates 1 MiB, and the kernel that fills 4097 MiB writes far past
-its end."""
+the CuPy array gets 1 MiB, and the upload of the data, a MiB at a time,
+fails at the second MiB."""
 import sys
 from pathlib import Path
 
@@ -12,6 +12,7 @@ import clinic_pycuda as clinic
 clinic.require_cupy_or_skip()
 
 import cupy as cp
+import cupyx
 import numpy as np
 
 MIB = 1 << 20  # bytes in a MiB: a Python int
@@ -19,20 +20,6 @@ MIB_INTS = MIB // 4
 # A file header as it arrives from disk: the buffer's size in MiB, stored
 # as a little-endian 32-bit unsigned integer. 4097 MiB is 4 GiB + 1 MiB.
 HEADER = (4097).to_bytes(4, "little")
-
-KERNEL = r"""
-#define MIB_INTS 262144 /* ints in a MiB */
-
-/* Block b fills MiB b of the buffer with the value b: 1024 threads, 256
-   ints each. The offsets are 64-bit: the kernel is right. */
-extern "C" __global__ void fill(int *buf)
-{
-    size_t first = (size_t)blockIdx.x * MIB_INTS + threadIdx.x;
-
-    for (int k = 0; k < MIB_INTS / 1024; k++)
-        buf[first + (size_t)k * 1024] = (int)blockIdx.x;
-}
-"""
 
 
 def empty_or_skip(count):
@@ -50,7 +37,6 @@ def empty_or_skip(count):
 
 
 def run():
-    fill = cp.RawKernel(KERNEL, "fill")
     sizes = np.frombuffer(HEADER, dtype="<u4")  # a uint32 array of one
     mib = int(sizes[0])
     # BUG: sizes is a uint32 array, and a Python int does not widen it
@@ -59,10 +45,14 @@ def run():
     nbytes = int((sizes * MIB)[0])
     buf = empty_or_skip(nbytes // 4)
     print("buffer: %d MiB, %d bytes allocated" % (mib, nbytes))
+    chunk = cupyx.empty_pinned(MIB_INTS, np.int32)  # one MiB at a time
 
-    fill((mib,), (1024,), (buf,))
-    # The last MiB of the buffer, where block mib - 1 wrote.
-    last = buf[(nbytes - MIB) // 4:].get()
+    # Upload the data a MiB at a time: MiB k holds the value k.
+    for k in range(mib):
+        chunk[:] = k
+        buf[k * MIB_INTS:(k + 1) * MIB_INTS].set(chunk)
+    # Read the last MiB back: it must hold mib - 1 everywhere.
+    last = buf[(mib - 1) * MIB_INTS:].get()
     want = np.full(MIB_INTS, mib - 1, dtype=np.int32)
     wrong = clinic.check_ints("last MiB", last, want)
 

@@ -1,6 +1,6 @@
 """fixed.py -- Chapter 36, PyCUDA twin of fixed.cu: the size read from the
 header as a NumPy uint32 is made a Python int before it is multiplied, so
-the byte count holds 4097 MiB and the kernel fills all of it."""
+the byte count holds 4097 MiB and every MiB of the data fits."""
 import sys
 from pathlib import Path
 
@@ -12,27 +12,12 @@ clinic.require_gpu_or_skip()
 import numpy as np
 import pycuda.autoinit  # noqa: F401 (the context, as users create it)
 import pycuda.driver as cuda
-from pycuda.compiler import SourceModule
 
 MIB = 1 << 20  # bytes in a MiB: a Python int
 MIB_INTS = MIB // 4
 # A file header as it arrives from disk: the buffer's size in MiB, stored
 # as a little-endian 32-bit unsigned integer. 4097 MiB is 4 GiB + 1 MiB.
 HEADER = (4097).to_bytes(4, "little")
-
-KERNEL = """
-#define MIB_INTS 262144 /* ints in a MiB */
-
-/* Block b fills MiB b of the buffer with the value b: 1024 threads, 256
-   ints each. The offsets are 64-bit: the kernel is right. */
-__global__ void fill(int *buf)
-{
-    size_t first = (size_t)blockIdx.x * MIB_INTS + threadIdx.x;
-
-    for (int k = 0; k < MIB_INTS / 1024; k++)
-        buf[first + (size_t)k * 1024] = (int)blockIdx.x;
-}
-"""
 
 
 def malloc_or_skip(nbytes):
@@ -48,7 +33,6 @@ def malloc_or_skip(nbytes):
 
 
 def run():
-    fill = SourceModule(KERNEL).get_function("fill")
     sizes = np.frombuffer(HEADER, dtype="<u4")  # a uint32 array of one
     mib = int(sizes[0])
     # FIX: multiply Python ints, which do not wrap: the first factor is
@@ -56,11 +40,15 @@ def run():
     nbytes = mib * MIB
     buf = malloc_or_skip(nbytes)
     print("buffer: %d MiB, %d bytes allocated" % (mib, nbytes))
+    chunk = cuda.pagelocked_empty(MIB_INTS, np.int32)  # one MiB at a time
 
-    fill(buf, block=(1024, 1, 1), grid=(mib, 1))
-    # The last MiB of the buffer, where block mib - 1 wrote.
+    # Upload the data a MiB at a time: MiB k holds the value k.
+    for k in range(mib):
+        chunk[:] = k
+        cuda.memcpy_htod(int(buf) + k * MIB, chunk)
+    # Read the last MiB back: it must hold mib - 1 everywhere.
     last = np.empty(MIB_INTS, dtype=np.int32)
-    cuda.memcpy_dtoh(last, int(buf) + (nbytes - MIB))
+    cuda.memcpy_dtoh(last, int(buf) + (mib - 1) * MIB)
     want = np.full(MIB_INTS, mib - 1, dtype=np.int32)
     wrong = clinic.check_ints("last MiB", last, want)
 

@@ -1,6 +1,6 @@
 """fixed_cupy.py -- Chapter 36, CuPy twin of fixed.cu: the size read from
 the header as a NumPy uint32 is made a Python int before it is multiplied,
-so the byte count holds 4097 MiB and the kernel fills all of it."""
+so the byte count holds 4097 MiB and every MiB of the data fits."""
 import sys
 from pathlib import Path
 
@@ -10,6 +10,7 @@ import clinic_pycuda as clinic
 clinic.require_cupy_or_skip()
 
 import cupy as cp
+import cupyx
 import numpy as np
 
 MIB = 1 << 20  # bytes in a MiB: a Python int
@@ -17,20 +18,6 @@ MIB_INTS = MIB // 4
 # A file header as it arrives from disk: the buffer's size in MiB, stored
 # as a little-endian 32-bit unsigned integer. 4097 MiB is 4 GiB + 1 MiB.
 HEADER = (4097).to_bytes(4, "little")
-
-KERNEL = r"""
-#define MIB_INTS 262144 /* ints in a MiB */
-
-/* Block b fills MiB b of the buffer with the value b: 1024 threads, 256
-   ints each. The offsets are 64-bit: the kernel is right. */
-extern "C" __global__ void fill(int *buf)
-{
-    size_t first = (size_t)blockIdx.x * MIB_INTS + threadIdx.x;
-
-    for (int k = 0; k < MIB_INTS / 1024; k++)
-        buf[first + (size_t)k * 1024] = (int)blockIdx.x;
-}
-"""
 
 
 def empty_or_skip(count):
@@ -48,7 +35,6 @@ def empty_or_skip(count):
 
 
 def run():
-    fill = cp.RawKernel(KERNEL, "fill")
     sizes = np.frombuffer(HEADER, dtype="<u4")  # a uint32 array of one
     mib = int(sizes[0])
     # FIX: multiply Python ints, which do not wrap: the first factor is
@@ -56,10 +42,14 @@ def run():
     nbytes = mib * MIB
     buf = empty_or_skip(nbytes // 4)
     print("buffer: %d MiB, %d bytes allocated" % (mib, nbytes))
+    chunk = cupyx.empty_pinned(MIB_INTS, np.int32)  # one MiB at a time
 
-    fill((mib,), (1024,), (buf,))
-    # The last MiB of the buffer, where block mib - 1 wrote.
-    last = buf[(nbytes - MIB) // 4:].get()
+    # Upload the data a MiB at a time: MiB k holds the value k.
+    for k in range(mib):
+        chunk[:] = k
+        buf[k * MIB_INTS:(k + 1) * MIB_INTS].set(chunk)
+    # Read the last MiB back: it must hold mib - 1 everywhere.
+    last = buf[(mib - 1) * MIB_INTS:].get()
     want = np.full(MIB_INTS, mib - 1, dtype=np.int32)
     wrong = clinic.check_ints("last MiB", last, want)
 
