@@ -20,18 +20,17 @@ MIB_INTS = MIB // 4
 HEADER = (4097).to_bytes(4, "little")
 
 
-def empty_or_skip(count):
-    """cp.empty(count, int32), or a skip when the GPU has too little free
+def alloc_or_skip(nbytes):
+    """cp.cuda.alloc(nbytes), or a skip when the GPU has too little free
     memory for it."""
     free_bytes = cp.cuda.runtime.memGetInfo()[0]
-    if free_bytes >= count * 4:
+    if free_bytes >= nbytes:
         try:
-            return cp.empty(count, dtype=cp.int32)
+            return cp.cuda.alloc(nbytes)
         except cp.cuda.memory.OutOfMemoryError:
             pass
     clinic.skip("not enough free GPU memory: this chapter needs %d MiB, "
-                "the GPU has %d MiB free" % (count * 4 // MIB,
-                                             free_bytes // MIB))
+                "the GPU has %d MiB free" % (nbytes // MIB, free_bytes // MIB))
 
 
 def run():
@@ -40,16 +39,17 @@ def run():
     # FIX: multiply Python ints, which do not wrap: the first factor is
     # mib, int(sizes[0]), not the uint32 array.
     nbytes = mib * MIB
-    buf = empty_or_skip(nbytes // 4)
+    buf = alloc_or_skip(nbytes)  # device memory, as cudaMalloc gives it
     print("buffer: %d MiB, %d bytes allocated" % (mib, nbytes))
     chunk = cupyx.empty_pinned(MIB_INTS, np.int32)  # one MiB at a time
 
     # Upload the data a MiB at a time: MiB k holds the value k.
     for k in range(mib):
         chunk[:] = k
-        buf[k * MIB_INTS:(k + 1) * MIB_INTS].set(chunk)
+        (buf + k * MIB).copy_from_host(chunk.ctypes.data, MIB)  # cudaMemcpy
     # Read the last MiB back: it must hold mib - 1 everywhere.
-    last = buf[(mib - 1) * MIB_INTS:].get()
+    last = np.empty(MIB_INTS, dtype=np.int32)
+    (buf + (mib - 1) * MIB).copy_to_host(last.ctypes.data, MIB)
     want = np.full(MIB_INTS, mib - 1, dtype=np.int32)
     wrong = clinic.check_ints("last MiB", last, want)
 
