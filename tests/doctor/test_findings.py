@@ -116,6 +116,14 @@ NEAR_MISSES = {
     ("33", 0): ("cudaDeviceEnablePeerAccess(0, 0);",
                 ["cudaDeviceCanAccessPeer(&ok, 1, 0);"]),
     ("34", 0): ("cudaMallocManaged(&p, n);", ["cudaMalloc(&p, n);"]),
+    ("36", 0): ("size_t bytes = mib * 1048576u;",
+                ["size_t bytes = (size_t)mib * 1048576u;",
+                 "size_t bytes = n * sizeof(float);",
+                 "a = np.zeros(n, dtype=np.int32)"]),
+    ("37", 0): ("cudaGraphLaunch(exec, s);",
+                ["cudaGraphicsMapResources(1, &r, s);",
+                 "cudaStreamSynchronize(s);"]),
+    ("37", 1): ("cudaMallocHost(&h, n);", ["h = malloc(n);"]),
 }
 
 
