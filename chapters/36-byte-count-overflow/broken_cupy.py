@@ -49,10 +49,12 @@ def run():
     # Upload the data a MiB at a time: MiB k holds the value k.
     for k in range(mib):
         chunk[:] = k
-        (buf + k * MIB).copy_from_host(chunk.ctypes.data, MIB)  # cudaMemcpy
+        cp.cuda.runtime.memcpy(buf.ptr + k * MIB, chunk.ctypes.data, MIB,
+                               cp.cuda.runtime.memcpyHostToDevice)
     # Read the last MiB back: it must hold mib - 1 everywhere.
     last = np.empty(MIB_INTS, dtype=np.int32)
-    (buf + (mib - 1) * MIB).copy_to_host(last.ctypes.data, MIB)
+    cp.cuda.runtime.memcpy(last.ctypes.data, buf.ptr + (mib - 1) * MIB, MIB,
+                           cp.cuda.runtime.memcpyDeviceToHost)
     want = np.full(MIB_INTS, mib - 1, dtype=np.int32)
     wrong = clinic.check_ints("last MiB", last, want)
 
