@@ -119,6 +119,14 @@ NEAR_MISSES = {
     ("35", 0): ("surf2Dwrite(v, surf, x, y);",
                 ["cudaMallocPitch(&d, &pitch, w, h);",
                  "cudaMemcpy2D(d, p, h, w, w, n, cudaMemcpyHostToDevice);"]),
+    ("36", 0): ("size_t bytes = mib * 1048576u;",
+                ["size_t bytes = (size_t)mib * 1048576u;",
+                 "size_t bytes = n * sizeof(float);",
+                 "a = np.zeros(n, dtype=np.int32)"]),
+    ("37", 0): ("cudaGraphLaunch(exec, s);",
+                ["cudaGraphicsMapResources(1, &r, s);",
+                 "cudaStreamSynchronize(s);"]),
+    ("37", 1): ("cudaMallocHost(&h, n);", ["h = malloc(n);"]),
 }
 
 
