@@ -23,9 +23,9 @@ enable_testing()
 
 # The tools the tests use, looked for once per configure: compute-sanitizer
 # next to nvcc (CLINIC_SANITIZER, cached), and a Python that can import
-# PyCUDA and CuPy for the chapters' twins. Sets CLINIC_PYTHON (empty without
-# Python), CLINIC_PYCUDA_MISSING and CLINIC_CUPY_MISSING (why that library
-# cannot run here, or empty).
+# PyCUDA, CuPy, PyTorch and Numba for the chapters' twins. Sets CLINIC_PYTHON
+# (empty without Python) and CLINIC_<LIB>_MISSING for PYCUDA, CUPY, TORCH and
+# NUMBA (why that library cannot run here, or empty).
 function(clinic_find_tools)
   get_property(found GLOBAL PROPERTY CLINIC_TOOLS_FOUND)
   if(NOT found)
@@ -39,9 +39,11 @@ function(clinic_find_tools)
     set_property(GLOBAL PROPERTY CLINIC_PYTHON "${Python3_EXECUTABLE}")
     _clinic_lacks(PYCUDA "PyCUDA and numpy are" "numpy pycuda" pycuda numpy)
     _clinic_lacks(CUPY "CuPy is" cupy-cuda13x cupy)
+    _clinic_lacks(TORCH "PyTorch is" torch torch)
+    _clinic_lacks(NUMBA "Numba is" "-r requirements.txt" numba.cuda)
     set_property(GLOBAL PROPERTY CLINIC_TOOLS_FOUND TRUE)
   endif()
-  foreach(var PYTHON PYCUDA_MISSING CUPY_MISSING)
+  foreach(var PYTHON PYCUDA_MISSING CUPY_MISSING TORCH_MISSING NUMBA_MISSING)
     get_property(value GLOBAL PROPERTY CLINIC_${var})
     set(CLINIC_${var} "${value}" PARENT_SCOPE)
   endforeach()
@@ -57,7 +59,8 @@ endfunction()
 #                              expected/fixed.<tool> holds the report's regexes;
 #                              a broken one for each expected/<prog>.<tool>
 #   chNN.broken.compile_fails  with expected/broken.compile-errors
-#   chNN.<twin>.golden         each PyCUDA (label pycuda) or CuPy (cupy) twin
+#   chNN.<twin>.golden         each twin: PyCUDA (label pycuda), CuPy (cupy),
+#                              PyTorch (torch), Numba (numba)
 # In update mode the sanitizer tests that have an expectation file also record
 # the tool's report, masked, into expected/<prog>.<tool>.out for the READMEs.
 # SERIAL: golden tests run with the machine to themselves (the programs time).
@@ -66,21 +69,6 @@ endfunction()
 # golden tests require gpu and multigpu.
 # CLINIC_EXERCISE on (tools/clinic-exercise, building a learner's copy of the
 # chapter): only chNN_broken is built, from the copy's broken.cu; no tests.
-# _clinic_fault_lock(<var> <faults> <record>): for a FAULTS chapter (<faults>
-# true), "RESOURCE_LOCK gpu_fault" unless <record> ends in [exit status: 0]:
-# a program that exits otherwise, or is not recorded yet, may fault.
-function(_clinic_fault_lock var faults record)
-  set(status "")
-  if(faults AND EXISTS "${record}")
-    file(STRINGS "${record}" status REGEX "^\\[exit status: ")
-    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${record}")
-  endif()
-  set(${var} "" PARENT_SCOPE)
-  if(faults AND NOT status STREQUAL "[exit status: 0]")
-    set(${var} RESOURCE_LOCK gpu_fault PARENT_SCOPE)
-  endif()
-endfunction()
-
 function(clinic_chapter)
   cmake_parse_arguments(PARSE_ARGV 0 arg "SERIAL;FAULTS;MULTIGPU" "" "VARIANTS")
   if(arg_UNPARSED_ARGUMENTS)
@@ -153,10 +141,11 @@ function(clinic_chapter)
     endforeach()
   endforeach()
 
-  foreach(twin broken.py fixed.py broken_cupy.py fixed_cupy.py)
+  foreach(twin broken.py fixed.py broken_cupy.py fixed_cupy.py broken_torch.py
+               fixed_torch.py broken_numba.py fixed_numba.py)
     set(lib pycuda)
-    if(twin MATCHES "_cupy")
-      set(lib cupy)
+    if(twin MATCHES "_(cupy|torch|numba)\\.py$")
+      set(lib ${CMAKE_MATCH_1})
     endif()
     string(TOUPPER ${lib} LIB)
     if(EXISTS "${src}/${twin}")

@@ -17,7 +17,10 @@ imported when there is nothing to run on:
 
 and ends with `sys.exit(clinic.main(run))`, where run() returns the exit code.
 A CuPy twin (broken_cupy.py, fixed_cupy.py) does the same with
-`clinic.require_cupy_or_skip()` and then `import cupy`.
+`clinic.require_cupy_or_skip()` and then `import cupy`; a PyTorch twin
+(broken_torch.py, fixed_torch.py) with `clinic.require_torch_or_skip()`,
+a Numba twin (broken_numba.py, fixed_numba.py) with
+`clinic.require_numba_or_skip()`.
 A kernel that must wait on the GPU includes this folder's clinic_wait.cuh:
 `SourceModule(source, include_dirs=[clinic.COMMON])`.
 """
@@ -99,6 +102,40 @@ def require_cupy_or_skip():
         skip("cudaGetDeviceCount failed (CuPy): %s" % one_line(e))
     if count == 0:
         skip("the driver sees no CUDA device")
+
+
+def require_torch_or_skip():
+    """The PyTorch twins' require_gpu_or_skip() (broken_torch.py,
+    fixed_torch.py): exits 77 when PyTorch or a CUDA device is missing."""
+    import importlib.util
+    if importlib.util.find_spec("torch") is None:
+        skip("PyTorch is not installed for %s (pip install torch)"
+             % sys.executable)
+    try:
+        import torch
+    except Exception as e:
+        skip("PyTorch cannot be imported: %s" % one_line(e))
+    if not torch.cuda.is_available():
+        skip("PyTorch sees no CUDA device (torch.cuda.is_available() is "
+             "False)")
+
+
+def require_numba_or_skip():
+    """The Numba twins' require_gpu_or_skip() (broken_numba.py,
+    fixed_numba.py): exits 77 when Numba's CUDA target or a device is
+    missing. numba 0.68 fails to import with numpy 2.5 (no np.row_stack):
+    requirements.txt pins a numpy it imports with."""
+    import importlib.util
+    if importlib.util.find_spec("numba") is None:
+        skip("Numba is not installed for %s (pip install -r "
+             "requirements.txt)" % sys.executable)
+    try:
+        from numba import cuda
+    except Exception as e:  # numba older than the installed numpy
+        skip("Numba cannot be imported: %s" % one_line(e))
+    if not cuda.is_available():
+        skip("Numba sees no CUDA device (numba.cuda.is_available() is "
+             "False)")
 
 
 def cuda_errors():

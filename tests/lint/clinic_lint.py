@@ -19,7 +19,7 @@ The rules, by the name printed in brackets (CONTRIBUTING.md says the same):
               (and seeds/expected/<seed>.out for every seeds/q*.py); every
               expected/*.out ends with its closing line, `[exit status: N]`
               or `[compilation failed]`.
-  fixed-run   expected/fixed.out, fixed.py.out and fixed_cupy.py.out show a
+  fixed-run   expected/fixed.out and every fixed twin's record show a
               run that printed something and exited 0, unless the fixed
               program errs on purpose: expected/ holds a fixed.<tool> pattern
               file (fixed.memcheck, ...) or the CMakeLists.txt says
@@ -155,7 +155,8 @@ def check_fixed_run(chapter, rel):
     """The fixed programs' records show a clean run (issue 13, 1.6)."""
     problems = []
     on_purpose = faults_on_purpose(chapter)
-    for out in ("fixed.out", "fixed.py.out", "fixed_cupy.py.out"):
+    for out in ("fixed.out", "fixed.py.out", "fixed_cupy.py.out",
+                "fixed_torch.py.out", "fixed_numba.py.out"):
         path = os.path.join(chapter, "expected", out)
         if not os.path.exists(path):
             continue
@@ -461,7 +462,9 @@ def readme_has_waiver(readme_text, heading=WAIVER):
 
 # The lesson pairs whose diff is only the fix: the C programs and the twins.
 FIX_PAIRS = (("broken.cu", "fixed.cu"), ("broken.py", "fixed.py"),
-             ("broken_cupy.py", "fixed_cupy.py"))
+             ("broken_cupy.py", "fixed_cupy.py"),
+             ("broken_torch.py", "fixed_torch.py"),
+             ("broken_numba.py", "fixed_numba.py"))
 
 
 def fix_diff_problems(chapter, rel, broken_name, fixed_name):
