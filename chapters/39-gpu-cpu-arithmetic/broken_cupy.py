@@ -13,7 +13,7 @@ clinic.require_cupy_or_skip()
 import cupy as cp
 import numpy as np
 
-N = 1000  # inputs in each of the two groups
+N = 1000  # inputs
 
 KERNEL = r"""
 /* y[i] = a[i] * b[i] + c[i], the formula NumPy computes too */
@@ -53,23 +53,18 @@ def compare(what, a, b, c, gpu, host):
 
 def run():
     mul_add = cp.RawKernel(KERNEL, "mul_add")
-    i = np.arange(N, dtype=np.float32)
-    # group 1: a, b, c ordinary numbers; group 2: a subnormal a
-    a = np.concatenate([np.float32(0.001) * i, (i + 1) * np.float32(1e-41)])
-    b = np.concatenate([np.full(N, 0.3, np.float32),
-                        np.full(N, 1e30, np.float32)])
-    c = np.concatenate([np.full(N, 0.5, np.float32), np.zeros(N, np.float32)])
+    # the C programs' group 1; CuPy flushes subnormals always (README)
+    a = np.float32(0.001) * np.arange(N, dtype=np.float32)
+    b = np.full(N, 0.3, np.float32)
+    c = np.full(N, 0.5, np.float32)
     host = a * b + c  # NumPy: the product rounded, then the sum
-    y = cp.empty(2 * N, dtype=cp.float32)
-    mul_add(((2 * N + 255) // 256,), (256,),
-            (cp.asarray(a), cp.asarray(b), cp.asarray(c), y, np.int32(2 * N)))
+    y = cp.empty(N, dtype=cp.float32)
+    mul_add(((N + 255) // 256,), (256,),
+            (cp.asarray(a), cp.asarray(b), cp.asarray(c), y, np.int32(N)))
     gpu = cp.asnumpy(y)
 
     print("y = a * b + c on the GPU and on the host, compared bit for bit")
-    differ = compare("a = 0.001 * i, b = 0.3, c = 0.5", a[:N], b[:N], c[:N],
-                     gpu[:N], host[:N])
-    differ += compare("a = (i + 1) * 1e-41 (subnormal), b = 1e30, c = 0",
-                      a[N:], b[N:], c[N:], gpu[N:], host[N:])
+    differ = compare("a = 0.001 * i, b = 0.3, c = 0.5", a, b, c, gpu, host)
     return clinic.EXIT_WRONG_RESULT if differ else clinic.EXIT_OK
 
 
