@@ -116,6 +116,13 @@ NEAR_MISSES = {
     ("33", 0): ("cudaDeviceEnablePeerAccess(0, 0);",
                 ["cudaDeviceCanAccessPeer(&ok, 1, 0);"]),
     ("34", 0): ("cudaMallocManaged(&p, n);", ["cudaMalloc(&p, n);"]),
+    ("38", 0): ("cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);",
+                ["cudaStreamCreate(&s);", "s = cuda.Stream()"]),
+    ("38", 1): ("cudaMemcpyAsync(r, s, n, cudaMemcpyDeviceToDevice, lib);",
+                ["cudaMemcpy(h, d, n, cudaMemcpyDeviceToHost);",
+                 "MPI_Init(&argc, &argv);", "ncclCommInitRank(&c, n, id, r);"]),
+    ("39", 0): ("memcpy(&u, &f, sizeof u);",
+                ["memcpy(host, dev, n);", "y = x.view(np.float32)"]),
 }
 
 
