@@ -27,7 +27,7 @@ __global__ void pack_message(int *out, int n)
 static cudaStream_t library_stream;
 
 /* "Sends" bytes from send to recv: a device-to-device copy on the library's
-   stream, finished before it returns, as a blocking MPI_Send is. */
+   stream, finished before it returns. */
 static void library_send(const int *send, int *recv, size_t bytes)
 {
     check_cuda(cudaMemcpyAsync(recv, send, bytes, cudaMemcpyDeviceToDevice,
