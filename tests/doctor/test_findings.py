@@ -127,6 +127,13 @@ NEAR_MISSES = {
                 ["cudaGraphicsMapResources(1, &r, s);",
                  "cudaStreamSynchronize(s);"]),
     ("37", 1): ("cudaMallocHost(&h, n);", ["h = malloc(n);"]),
+    ("38", 0): ("cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);",
+                ["cudaStreamCreate(&s);", "s = cuda.Stream()"]),
+    ("38", 1): ("cudaMemcpyAsync(r, s, n, cudaMemcpyDeviceToDevice, lib);",
+                ["cudaMemcpy(h, d, n, cudaMemcpyDeviceToHost);",
+                 "MPI_Init(&argc, &argv);", "ncclCommInitRank(&c, n, id, r);"]),
+    ("39", 0): ("memcpy(&u, &f, sizeof u);",
+                ["memcpy(host, dev, n);", "y = x.view(np.float32)"]),
 }
 
 

@@ -189,6 +189,34 @@ class EachRule(unittest.TestCase):
         calls.copy(HOST, DEV, 4096, 2, "pageable", "device")
         self.assertEqual(strong(calls), [])
 
+    def handed_over(self, wait):
+        """Chapter 38: a kernel in the legacy stream fills DEV, and a
+        library copies DEV to DEV2 on its own non-blocking stream."""
+        calls = Calls().malloc(DEV, 4096).malloc(DEV2, 4096).add(
+            "cudaStreamCreateWithFlags", op="stream_create", stream=STREAM,
+            flags=1, priority=0)
+        calls.launch(SQUARES, [(8, DEV), (4, 1024)])
+        if wait:
+            calls.sync("stream", stream=LEGACY)
+        calls.copy(DEV2, DEV, 4096, 3, "device", "device", STREAM, True)
+        return calls.sync("stream", stream=STREAM)
+
+    def test_38_a_buffer_handed_to_a_non_blocking_stream_too_early(self):
+        self.assertEqual(strong(self.handed_over(False)), ["38"])
+        self.assertEqual(strong(self.handed_over(True)), [])
+
+    def test_38_not_08_and_08_not_38(self):
+        """The non-blocking stream decides: the copy's is chapter 38, the
+        kernel's chapter 08; both non-blocking is chapter 08's."""
+        both = Calls().malloc(DEV, 4096).malloc(DEV2, 4096)
+        for s in (STREAM, "0x6000"):
+            both.add("cudaStreamCreateWithFlags", op="stream_create",
+                     stream=s, flags=1, priority=0)
+        both.launch(SQUARES, [(8, DEV), (4, 1024)], stream="0x6000")
+        both.copy(DEV2, DEV, 4096, 3, "device", "device", STREAM, True)
+        self.assertEqual(strong(both.sync("stream", stream=STREAM)), ["08"])
+        self.assertNotIn("38", strong(self.nonblocking(False)))
+
     def test_09_an_async_readback_never_waited_for(self):
         broken = Calls().malloc(DEV, 4096).malloc(PINNED, 4096, "pinned")
         broken.copy(PINNED, DEV, 4096, 2, "pinned", "device", STREAM, True)
@@ -542,7 +570,7 @@ def source_of(number, name):
 # nothing strong (docs/doctor.md says why they have no rule).
 RULE_CHAPTERS = {"01", "02", "03", "04", "06", "07", "08", "09", "10", "12",
                  "14", "17", "18", "19", "20", "25", "26", "29", "31", "32",
-                 "33"}
+                 "33", "38"}
 
 
 # Broken programs whose recorded trace does not name their chapter first,

@@ -185,9 +185,11 @@ def launches_writing(p, alloc, before):
             if c.get("n", 0) < before]
 
 
-def rule_08(p, context):
+def rule_08(p, context, library=False):
     """A kernel on a non-blocking stream writes a buffer that a copy in
-    another stream then reads, with nothing ordering the two."""
+    another stream then reads, with nothing ordering the two. A copy in a
+    non-blocking stream of a kernel in another kind of stream is chapter
+    38's (<library>: rule_38)."""
     for call in p.calls:
         if call.get("op") != "copy" or call.get("kind") not in (2, 3, 4):
             continue
@@ -204,8 +206,11 @@ def rule_08(p, context):
                        for v in given):
                 continue  # the kernel was given another part of the buffer
             if not p.ordered(launch["n"], k_stream, n, stream):
+                if handed_over(p, k_stream, stream) != library:
+                    continue
                 return [finding(
-                    "08", f"{kernels.display_name(launch)} runs in stream "
+                    "38" if library else "08",
+                    f"{kernels.display_name(launch)} runs in stream "
                     f"{hex(k_stream)} (flags {p.flags.get(k_stream, 0)}) "
                     f"and a copy in stream {hex(stream)} reads its buffer "
                     "with no wait between them", [launch, call])]
@@ -711,3 +716,21 @@ def trace_findings(trace, context, python_rules=None):
             found += [dict(f, source="pylaunch")
                       for f in python_rules(process["records"])]
     return found
+
+
+def handed_over(p, k_stream, stream):
+    """The copy runs in a non-blocking stream and the kernel does not: the
+    buffer went to code with a stream of its own (a library's)."""
+    return bool(p.flags.get(stream, 0) & 0x1) and not (
+        p.flags.get(k_stream, 0) & 0x1)
+
+
+def rule_38(p, context):
+    """Chapter 08's race the other way round: a kernel in the caller's
+    stream writes a buffer, and a copy in a non-blocking stream, a
+    library's own, reads it with nothing ordering the two: the pointer was
+    handed over before the kernel was done."""
+    return rule_08(p, context, library=True)
+
+
+RULES = RULES + (rule_38,)
