@@ -1,5 +1,5 @@
 /**
- * \file broken.cu
+ * \file fixed.cu
  * \brief Chapter 41, fixed: the host puts each big-endian reading together
  *        as a float of its own byte order, which is the GPU's, and copies
  *        those floats, so the kernel reads the values the file holds.

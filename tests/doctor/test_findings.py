@@ -116,6 +116,16 @@ NEAR_MISSES = {
     ("33", 0): ("cudaDeviceEnablePeerAccess(0, 0);",
                 ["cudaDeviceCanAccessPeer(&ok, 1, 0);"]),
     ("34", 0): ("cudaMallocManaged(&p, n);", ["cudaMalloc(&p, n);"]),
+    ("40", 0): ("v += __shfl_down_sync(mask, v, k);",
+                ["v += __shfl_down_sync(0xffffffffu, v, k);",
+                 "v += __shfl_down_sync( 0xFFFFFFFF, v, k);",
+                 "x = __shfl_xor_sync(FULL_MASK, x, 1);"]),
+    ("40", 1): ("volatile int *v = s;",
+                ["volatile int flag;", "asm volatile(\"nop;\");"]),
+    ("41", 0): ("a = np.frombuffer(data, dtype='>f4')",
+                ["a = np.frombuffer(data, dtype='<f4')",
+                 "a = np.frombuffer(data, dtype=np.float32)",
+                 "int fits = 3;"]),
 }
 
 
