@@ -1,30 +1,43 @@
 /**
  * \file broken.cu
- * \brief Chapter 40, broken: one warp sums 20 values with
- *        __shfl_down_sync(); the threads with no value leave first, so
- *        some shuffles read from a thread outside the mask.
+ * \brief Chapter 40, broken: a block sum whose last 32 partial sums are
+ *        added by warp-synchronous code, a volatile pointer and no
+ *        __syncwarp(), which assumes that a warp's threads run in lockstep.
  */
 #include "check_cuda.h"
 
-#define N 20    /* values: fewer than the threads of a warp */
-#define WARP 32 /* threads per warp: the kernel runs one warp */
+#define N 256   /* values: one per thread of a single block */
+#define WARP 32 /* threads per warp */
 
-/* *sum = x[0] + ... + x[n - 1], n <= WARP: one warp, a value a thread. */
-__global__ void warp_sum(const int *x, int n, int *sum)
+/* *sum = x[0] + ... + x[N - 1]: one block of N threads. */
+__global__ void block_sum(const int *x, int *sum)
 {
-    int lane = threadIdx.x;
+    __shared__ int s[N];
+    int t = threadIdx.x;
 
-    /* BUG: only the n threads that hold a value stay to shuffle, and the
-       mask names only them. At k = 16, threads 4 to 19 read threads 20 to
-       35, outside the mask: what they get is undefined. */
-    unsigned mask = __ballot_sync(0xffffffffu, lane < n);
-    if (lane >= n)
-        return;
-    int v = x[lane];
-    for (int k = WARP / 2; k > 0; k /= 2)
-        v += __shfl_down_sync(mask, v, k);
-    if (lane == 0)
-        *sum = v;
+    s[t] = x[t];
+    __syncthreads();
+    /* Each step halves the partial sums, until 2 * WARP are left. */
+    for (int half = N / 2; half > WARP; half /= 2) {
+        if (t < half)
+            s[t] += s[t + half];
+        __syncthreads();
+    }
+    /* The last steps, by one warp, as old examples wrote them: thread t
+       reads s[t + k], which thread t + k writes in the same step. */
+    /* BUG: no __syncwarp() between the steps: correct only if the 32
+       threads run each line together, which no GPU since Volta promises. */
+    if (t < WARP) {
+        volatile int *v = s;
+        v[t] += v[t + 32];
+        v[t] += v[t + 16];
+        v[t] += v[t + 8];
+        v[t] += v[t + 4];
+        v[t] += v[t + 2];
+        v[t] += v[t + 1];
+    }
+    if (t == 0)
+        *sum = s[0];
 }
 
 int main(void)
@@ -37,12 +50,12 @@ int main(void)
         x[i] = i + 1;
         want += x[i];
     }
-    printf("one warp of %d threads sums %d values, 1 to %d\n", WARP, N, N);
+    printf("one block of %d threads sums the values 1 to %d\n", N, N);
 
     check_cuda(cudaMalloc((void **)&dev_x, sizeof x));
     check_cuda(cudaMalloc((void **)&dev_sum, sizeof sum));
     check_cuda(cudaMemcpy(dev_x, x, sizeof x, cudaMemcpyHostToDevice));
-    warp_sum<<<1, WARP>>>(dev_x, N, dev_sum);
+    block_sum<<<1, N>>>(dev_x, dev_sum);
     check_launch();
     check_cuda(cudaMemcpy(&sum, dev_sum, sizeof sum,
                           cudaMemcpyDeviceToHost));

@@ -122,6 +122,8 @@ NEAR_MISSES = {
                  "x = __shfl_xor_sync(FULL_MASK, x, 1);"]),
     ("40", 1): ("volatile int *v = s;",
                 ["volatile int flag;", "asm volatile(\"nop;\");"]),
+    ("40", 2): ("if (t < WARP) {", ["if (t < n) {", "if (t < BINS)",
+                                      "if (t >= WARP)"]),
     ("41", 0): ("a = np.frombuffer(data, dtype='>f4')",
                 ["a = np.frombuffer(data, dtype='<f4')",
                  "a = np.frombuffer(data, dtype=np.float32)",
