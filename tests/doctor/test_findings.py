@@ -134,6 +134,18 @@ NEAR_MISSES = {
                  "MPI_Init(&argc, &argv);", "ncclCommInitRank(&c, n, id, r);"]),
     ("39", 0): ("memcpy(&u, &f, sizeof u);",
                 ["memcpy(host, dev, n);", "y = x.view(np.float32)"]),
+    ("40", 0): ("v += __shfl_down_sync(mask, v, k);",
+                ["v += __shfl_down_sync(0xffffffffu, v, k);",
+                 "v += __shfl_down_sync( 0xFFFFFFFF, v, k);",
+                 "x = __shfl_xor_sync(FULL_MASK, x, 1);"]),
+    ("40", 1): ("volatile int *v = s;",
+                ["volatile int flag;", "asm volatile(\"nop;\");"]),
+    ("40", 2): ("if (t < WARP) {",
+                ["if (t < n) {", "if (t < BINS)", "if (t >= WARP)"]),
+    ("41", 0): ("a = np.frombuffer(data, dtype='>f4')",
+                ["a = np.frombuffer(data, dtype='<f4')",
+                 "a = np.frombuffer(data, dtype=np.float32)",
+                 "int fits = 3;"]),
 }
 
 
