@@ -116,6 +116,11 @@ NEAR_MISSES = {
     ("33", 0): ("cudaDeviceEnablePeerAccess(0, 0);",
                 ["cudaDeviceCanAccessPeer(&ok, 1, 0);"]),
     ("34", 0): ("cudaMallocManaged(&p, n);", ["cudaMalloc(&p, n);"]),
+    ("42", 0): ("struct op { virtual int apply(int x) const; };",
+                ["struct op { int apply(int x) const; };",
+                 "int virtualized = 1;"]),
+    ("43", 0): ("int y = blockIdx.y;",
+                ["int x = blockIdx.x;", "int h = gridDim.x * blockDim.y;"]),
 }
 
 
