@@ -146,6 +146,11 @@ NEAR_MISSES = {
                 ["a = np.frombuffer(data, dtype='<f4')",
                  "a = np.frombuffer(data, dtype=np.float32)",
                  "int fits = 3;"]),
+    ("42", 0): ("struct op { virtual int apply(int x) const; };",
+                ["struct op { int apply(int x) const; };",
+                 "int virtualized = 1;"]),
+    ("43", 0): ("int y = blockIdx.y;",
+                ["int x = blockIdx.x;", "int h = gridDim.x * blockDim.y;"]),
 }
 
 

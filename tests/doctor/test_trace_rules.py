@@ -571,6 +571,7 @@ def source_of(number, name):
 RULE_CHAPTERS = {"01", "02", "03", "04", "06", "07", "08", "09", "10", "12",
                  "14", "17", "18", "19", "20", "25", "26", "29", "31", "32",
                  "33", "38"}
+                 "33", "43"}
 
 
 # Broken programs whose recorded trace does not name their chapter first,
@@ -635,6 +636,46 @@ class RecordedTraces(unittest.TestCase):
                                           {"source": source_of(number, name)})
                 strong_ones = [f for f in found if f["strength"] == "strong"]
                 self.assertEqual(strong_ones, [], f"ch{number} {name}")
+
+
+class RefusedByOtherLimits(unittest.TestCase):
+    """Rule 43: a launch refused for a grid dimension or for registers,
+    with its block within 1024 threads; near misses stay quiet."""
+    ROWS = "_Z11number_rowsPii"  # number_rows(int *, int)
+
+    def launch(self, grid, block=(32, 1, 1), error=None):
+        calls = Calls().malloc(DEV, 1 << 23)
+        fields = {"result": 1, "error": error} if error else {}
+        calls.launch(self.ROWS, [(8, DEV), (4, 64)], grid=grid,
+                     block=block)
+        calls.calls[-1].update(fields)
+        return calls.sync().copy(HOST, DEV, 1 << 23, 2, "pageable", "device")
+
+    def test_grid_y_above_65535(self):
+        refused = self.launch((1, 65536, 1), error="cudaErrorInvalidValue")
+        self.assertEqual(strong(refused), ["43"])
+        # The fixed program's shape: grid.y at the limit, launched.
+        self.assertEqual(strong(self.launch((1, 65535, 1))), [])
+
+    def test_grid_z_and_x(self):
+        self.assertEqual(strong(self.launch(
+            (1, 1, 65536), error="cudaErrorInvalidValue")), ["43"])
+        self.assertEqual(strong(self.launch(
+            (2 ** 31, 1, 1), error="cudaErrorInvalidValue")), ["43"])
+
+    def test_too_many_registers(self):
+        refused = self.launch((4, 1, 1), (1024, 1, 1),
+                              "cudaErrorLaunchOutOfResources")
+        self.assertEqual(strong(refused), ["43"])
+        # Refused for another reason (no kernel image): not this rule's.
+        other = self.launch((4, 1, 1), (1024, 1, 1),
+                            "cudaErrorNoKernelImageForDevice")
+        self.assertNotIn("43", strong(other))
+
+    def test_a_block_too_large_is_chapter_14s(self):
+        refused = self.launch((2, 1, 1), (2048, 1, 1),
+                              "cudaErrorInvalidValue")
+        self.assertEqual(strong(refused), ["14"])
 
 
 if __name__ == "__main__":

@@ -734,3 +734,37 @@ def rule_38(p, context):
 
 
 RULES = RULES + (rule_38,)
+# The largest grid a launch may have, x, y, z, on every GPU CUDA 13
+# supports (Programming Guide, "Features and Technical Specifications").
+MAX_GRID = (2 ** 31 - 1, 65535, 65535)
+
+
+def rule_43(p, context):
+    """A refused launch whose block is within 1024 threads (that is rule
+    14's): a grid dimension above its maximum, or a block with more
+    threads than the kernel's registers allow (out of resources)."""
+    for call in p.calls:
+        if call.get("op") != "launch" or not call.get("result"):
+            continue
+        error = str(call.get("error", call["result"]))
+        grid = [int(v) for v in call.get("grid") or []]
+        over = [f"grid.{axis} = {size}" for axis, size, top in
+                zip("xyz", grid, MAX_GRID) if size > top]
+        if over:
+            return [finding(
+                "43", f"{kernels.display_name(call)} was launched with "
+                f"{', '.join(over)}, above the limit (x 2^31 - 1, y and z "
+                f"65535): the launch was refused ({error})", [call])]
+        if re.search(r"OutOfResources|OUT_OF_RESOURCES", error):
+            block = 1
+            for size in call.get("block") or []:
+                block *= max(int(size), 1)
+            return [finding(
+                "43", f"the launch of {kernels.display_name(call)} with "
+                f"{block} threads per block was refused ({error}): "
+                "the kernel needs more registers than a block that size "
+                "can have", [call])]
+    return []
+
+
+RULES += (rule_43,)
