@@ -14,7 +14,7 @@
 #define DEADLINE_MS 1000 /* how long the host waits for the copy */
 /* How long the kernel waits before it gives up: only so that this program
    ends. A real hang has no such limit. */
-#define GIVE_UP_NS 3000000000ull
+#define GIVE_UP_NS 2000000000ull
 
 /* Waits until *ready is 1, then writes 42 to *out; -1 if it gave up. */
 __global__ void consume(const volatile int *ready, int *out)
