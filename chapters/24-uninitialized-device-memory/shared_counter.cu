@@ -1,8 +1,8 @@
 /**
  * \file shared_counter.cu
- * \brief Chapter 24, a variant: a block counts into a __shared__ histogram
- *        that no thread clears first. Shared memory starts each launch with
- *        whatever it held, so the counts start from leftovers.
+ * \brief Chapter 24, a variant: one block counts three batches into a
+ *        __shared__ histogram that no thread ever sets to 0, so each batch
+ *        counts on top of what the batch before it left there.
  */
 #include "check_cuda.h"
 
@@ -10,21 +10,24 @@
 #define BINS 8    /* the values run from 0 to BINS - 1 */
 #define BATCHES 3 /* each batch counts the same N values */
 
-/* Counts values[i] for every i < n into the block's own histogram in shared
-   memory, then adds that histogram to counts. */
-__global__ void histogram(const int *values, int n, int *counts)
+/* For each batch b, counts the n values into the block's histogram in
+   shared memory and copies it to counts[b * BINS ...]. One block, n
+   threads. */
+__global__ void histograms(const int *values, int n, int *counts)
 {
-    /* BUG: __shared__ variables cannot have an initialiser, and nothing here
-       sets these to 0: each launch counts on top of whatever this shared
-       memory held before. */
+    /* BUG: a __shared__ variable cannot have an initialiser, and no thread
+       sets these to 0, neither before the first batch nor before the next:
+       each batch counts on top of whatever the shared memory held. */
     __shared__ int block_counts[BINS];
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
 
-    if (i < n)
-        atomicAdd(&block_counts[values[i]], 1);
-    __syncthreads();
-    if (threadIdx.x < BINS)
-        atomicAdd(&counts[threadIdx.x], block_counts[threadIdx.x]);
+    for (int b = 0; b < BATCHES; b++) {
+        if ((int)threadIdx.x < n)
+            atomicAdd(&block_counts[values[threadIdx.x]], 1);
+        __syncthreads();
+        if (threadIdx.x < BINS)
+            counts[b * BINS + threadIdx.x] = block_counts[threadIdx.x];
+        __syncthreads();
+    }
 }
 
 /* Prints "<what>: v0 v1 ..." for the n values. */
@@ -38,7 +41,7 @@ static void print_values(const char *what, const int *values, int n)
 
 int main(void)
 {
-    int values[N], counts[BINS], want[BINS];
+    int values[N], counts[BATCHES * BINS], want[BINS];
     int *dev_values = NULL, *dev_counts = NULL;
     char name[32];
     size_t wrong = 0;
@@ -55,18 +58,15 @@ int main(void)
     printf("%d batches of %d values, %d of each value from 0 to %d\n",
            BATCHES, N, N / BINS, BINS - 1);
 
+    histograms<<<1, N>>>(dev_values, N, dev_counts);
+    check_launch();
+    check_cuda(cudaMemcpy(counts, dev_counts, sizeof counts,
+                          cudaMemcpyDeviceToHost));
     for (int batch = 1; batch <= BATCHES; batch++) {
-        /* The global counts are cleared for every batch: not the problem. */
-        check_cuda(cudaMemset(dev_counts, 0, sizeof counts));
-        histogram<<<1, N>>>(dev_values, N, dev_counts);
-        check_launch();
-        check_cuda(cudaMemcpy(counts, dev_counts, sizeof counts,
-                              cudaMemcpyDeviceToHost));
-
         snprintf(name, sizeof name, "batch %d counts", batch);
-        print_values(name, counts, BINS);
+        print_values(name, counts + (batch - 1) * BINS, BINS);
         snprintf(name, sizeof name, "batch %d", batch);
-        wrong += check_ints(name, counts, want, BINS);
+        wrong += check_ints(name, counts + (batch - 1) * BINS, want, BINS);
     }
     check_cuda(cudaFree(dev_counts));
     check_cuda(cudaFree(dev_values));
