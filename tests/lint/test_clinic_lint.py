@@ -949,8 +949,8 @@ class RealTree(unittest.TestCase):
 
 
 FUNCTIONAL = (CleanTree, Folders, Files, Records, FixedRun, Programs,
-              Variants, Statements, FixDiff, TwinDiff, Readme, Transcripts,
-              SymptomIndex)
+              Variants, SharedSources, Statements, FixDiff, TwinDiff,
+              Readme, Transcripts, SymptomIndex)
 
 # (id, what it plants, text of clinic_lint.py, its mutated form)
 MUTANTS = [
