@@ -116,6 +116,16 @@ NEAR_MISSES = {
     ("33", 0): ("cudaDeviceEnablePeerAccess(0, 0);",
                 ["cudaDeviceCanAccessPeer(&ok, 1, 0);"]),
     ("34", 0): ("cudaMallocManaged(&p, n);", ["cudaMalloc(&p, n);"]),
+    ("44", 0): ('#include "scale.cuh"\n'
+                "cudaMemcpyToSymbol(scale_factor, &f, sizeof f);",
+                ['#include "check_cuda.h"\n'
+                 "cudaMemcpyToSymbol(offset, &f, sizeof f);",
+                 '#include "scale.cuh"\nset_scale_factor(f);']),
+    ("44", 1): ("cudaMemcpyToSymbol(k, &a, 4);\nx();\n"
+                "cudaMemcpyToSymbol(k, &b, 4);",
+                ["cudaMemcpyToSymbol(k, &a, 4);\n"
+                 "cudaMemcpyToSymbol(m, &b, 4);",
+                 "cudaMemcpyToSymbol(k, &a, 4);"]),
 }
 
 
