@@ -49,10 +49,13 @@ function(clinic_find_tools)
   endforeach()
 endfunction()
 
-# clinic_chapter([SERIAL] [FAULTS] [MULTIGPU] [VARIANTS <name>...])
+# clinic_chapter([SERIAL] [FAULTS] [MULTIGPU] [VARIANTS <name>...]
+#                [SOURCES <file>...])
 # Registers the chapter in the current folder, named NN-slug: its programs
 # chNN_broken and chNN_fixed (files "broken" and "fixed"), one more for each
-# VARIANTS <name>.cu, and all their tests. CONTRIBUTING.md (step 4) says what
+# VARIANTS <name>.cu, and all their tests. SOURCES: files built into every
+# program beside its own <prog>.cu, a second .cu and the headers they share
+# (chapter 44); not programs, so no tests. CONTRIBUTING.md (step 4) says what
 # each option means and which file of expected/ asks for which test:
 #   chNN.<prog>.golden         stdout + stderr + exit status == expected/<prog>.out
 #   chNN.<prog>.<tool>         compute-sanitizer: the fixed program clean, unless
@@ -68,12 +71,13 @@ endfunction()
 # runs one at a time (_clinic_fault_lock). MULTIGPU: label multigpu, and the
 # golden tests require gpu and multigpu.
 # CLINIC_EXERCISE on (tools/clinic-exercise, building a learner's copy of the
-# chapter): only chNN_broken is built, from the copy's broken.cu; no tests.
+# chapter): only chNN_broken is built, from the copy's broken.cu (and its
+# copies of the SOURCES); no tests.
 function(clinic_chapter)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "SERIAL;FAULTS;MULTIGPU" "" "VARIANTS")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "SERIAL;FAULTS;MULTIGPU" "" "VARIANTS;SOURCES")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "clinic_chapter(): unknown arguments '${arg_UNPARSED_ARGUMENTS}'; it takes only "
-      "SERIAL, FAULTS, MULTIGPU and VARIANTS (expectations are files in expected/, see CONTRIBUTING.md)")
+      "SERIAL, FAULTS, MULTIGPU, VARIANTS and SOURCES (expectations are files in expected/, see CONTRIBUTING.md)")
   endif()
   get_filename_component(chapter "${CMAKE_CURRENT_SOURCE_DIR}" NAME)
   if(NOT chapter MATCHES "^([0-9][0-9])-[a-z0-9-]+$")
@@ -87,7 +91,7 @@ function(clinic_chapter)
     set(built broken)
   endif()
   foreach(prog IN LISTS built)
-    add_executable(${id}_${prog} ${prog}.cu)
+    add_executable(${id}_${prog} ${prog}.cu ${arg_SOURCES})
     set_target_properties(${id}_${prog} PROPERTIES OUTPUT_NAME ${prog}
                           CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON)
     # -lineinfo: file:line in sanitizer reports; warnings on for the host code.

@@ -218,18 +218,36 @@ class Chapter:
         self.title = plain(full)
 
     def files(self, site):
-        """The programs the chapter has: C, twins, then the variants."""
+        """The programs the chapter has: C, twins, then the variants; then
+        the files that every program is built with."""
         names = [f for f in PROGRAMS
                  if site.exists(os.path.join(self.dir, f))]
-        return names + variants(self.dir)
+        return names + variants(self.dir) + shared_sources(self.dir)
+
+
+def shared_sources(folder):
+    """The files clinic_chapter(SOURCES ...) in the chapter's CMakeLists.txt
+    builds into every program (chapter 44's second .cu and its header)."""
+    cmake = os.path.join(folder, "CMakeLists.txt")
+    call = re.search(r"\bclinic_chapter\(([^)]*)\)",
+                     read_text(cmake) if os.path.isfile(cmake) else "")
+    words = call.group(1).split() if call else []
+    names = []
+    for word in words[words.index("SOURCES") + 1:] if "SOURCES" in words \
+            else []:
+        if word.isupper():  # the next option
+            break
+        names.append(word)
+    return [n for n in names if os.path.isfile(os.path.join(folder, n))]
 
 
 def variants(folder):
     """A chapter's other .cu files, each another cause of the symptom."""
     if not os.path.isdir(folder):
         return []
-    return sorted(f for f in os.listdir(folder)
-                  if f.endswith(".cu") and f not in PROGRAMS)
+    shared = shared_sources(folder)
+    return sorted(f for f in os.listdir(folder) if f.endswith(".cu") and
+                  f not in PROGRAMS and f not in shared)
 
 
 class Site:
@@ -567,6 +585,8 @@ def chapter_programs(site, ch):
         what = ("The %s twin of `%s`." % (LIBRARY[f], twin)
                 if f in LIBRARY else
                 "" if f in PROGRAMS else
+                "Built into every program of the chapter, beside its own "
+                "file." if f in shared_sources(ch.dir) else
                 "Another cause of the same symptom, on its own.")
         text += "\n### \\anchor %s-%s %s\n\n%s\n\n\\include{lineno} %s/%s\n" % (
             ch.id, f.replace(".", "-"), f, what, ch.id, f)
@@ -711,7 +731,7 @@ def register(site):
                               "where-the-bug-is", "the-programs",
                               "the-fix-as-a-diff", "recorded-output"] + [
                               f.replace(".", "-") for f in PROGRAMS +
-                              tuple(variants(d))])
+                              tuple(variants(d) + shared_sources(d))])
     for pid, src in (("seeds", "seeds/README.md"),
                      ("bench", "bench/README.md"),
                      ("contributing", "CONTRIBUTING.md")):

@@ -151,6 +151,16 @@ NEAR_MISSES = {
                  "int virtualized = 1;"]),
     ("43", 0): ("int y = blockIdx.y;",
                 ["int x = blockIdx.x;", "int h = gridDim.x * blockDim.y;"]),
+    ("44", 0): ('#include "scale.cuh"\n'
+                "cudaMemcpyToSymbol(scale_factor, &f, sizeof f);",
+                ['#include "check_cuda.h"\n'
+                 "cudaMemcpyToSymbol(offset, &f, sizeof f);",
+                 '#include "scale.cuh"\nset_scale_factor(f);']),
+    ("44", 1): ("cudaMemcpyToSymbol(k, &a, 4);\nx();\n"
+                "cudaMemcpyToSymbol(k, &b, 4);",
+                ["cudaMemcpyToSymbol(k, &a, 4);\n"
+                 "cudaMemcpyToSymbol(m, &b, 4);",
+                 "cudaMemcpyToSymbol(k, &a, 4);"]),
 }
 
 

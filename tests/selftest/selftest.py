@@ -208,8 +208,10 @@ def part_drivers(args, wrong):
 FAKE_CHAPTERS = {
     # folder: (clinic_chapter arguments, files)
     "01-fake-one": (
-        "SERIAL",
+        "SERIAL SOURCES shared.cu shared.cuh",  # built into each: no tests
         {
+            "shared.cu": "",
+            "shared.cuh": "",
             "broken.py": "",
             "fixed.py": "",
             "broken_cupy.py": "",
