@@ -34,11 +34,11 @@ extern "C" __global__ void slow_fill(int *out, int n)
 
 def start_slow_fill(slow_fill, dev):
     """Zeros dev, then starts slow_fill on it in the default stream
-    (CuPy launches in PyTorch's stream only when told: ExternalStream)."""
+    (CuPy launches in PyTorch's stream only when told: from_external)."""
     dev.zero_()
     torch.cuda.synchronize()  # the zeros are in place before any stream
     default = torch.cuda.default_stream()
-    with cp.cuda.ExternalStream(default.cuda_stream):
+    with cp.cuda.Stream.from_external(default):
         slow_fill((N // 256,), (256,), (dev.data_ptr(), np.int32(N)))
 
 

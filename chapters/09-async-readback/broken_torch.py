@@ -34,10 +34,10 @@ extern "C" __global__ void slow_fill(int *out, int n)
 
 def start_slow_fill(slow_fill, dev):
     """Zeros dev, then starts slow_fill on it in PyTorch's current stream
-    (CuPy launches there only when told: ExternalStream)."""
+    (CuPy launches there only when told: from_external)."""
     dev.zero_()
     stream = torch.cuda.current_stream()
-    with cp.cuda.ExternalStream(stream.cuda_stream):
+    with cp.cuda.Stream.from_external(stream):
         slow_fill((N // 256,), (256,), (dev.data_ptr(), np.int32(N)))
 
 

@@ -45,7 +45,7 @@ def run():
     dev = torch.empty(BATCHES * N, dtype=torch.int32, device="cuda")
 
     # Queued first, in PyTorch's current stream: the copies wait behind it.
-    with cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
+    with cp.cuda.Stream.from_external(torch.cuda.current_stream()):
         busy_wait((1,), (1,), ())
     for b in range(BATCHES):
         k = b % 2  # fill one tensor while the other's copy waits

@@ -51,7 +51,7 @@ def run_scale(scale, values):
         raise TypeError("scale() takes float32, got %s" % values.dtype)
     out = torch.empty(N, dtype=torch.float32, device="cuda")
     stream = torch.cuda.current_stream()
-    with cp.cuda.ExternalStream(stream.cuda_stream):
+    with cp.cuda.Stream.from_external(stream):
         scale((1,), (N,), (np.float32(FACTOR), values.data_ptr(),
                            out.data_ptr(), np.int32(N)))
     return out.cpu().numpy()  # copies after the kernel, in its stream

@@ -47,7 +47,7 @@ def run():
     block = matrix.t().contiguous()
 
     sums = torch.empty(COLS, dtype=torch.int32, device="cuda")
-    with cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
+    with cp.cuda.Stream.from_external(torch.cuda.current_stream()):
         row_sums((1,), (COLS,), (block.data_ptr(), np.int32(COLS),
                                  np.int32(ROWS), sums.data_ptr()))
     # What the kernel read: COLS * ROWS ints from the address it was given.
