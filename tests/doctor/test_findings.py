@@ -70,6 +70,8 @@ NEAR_MISSES = {
                  "cudaFree(dev);"]),
     ("08", 0): ("cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);",
                 ["cudaStreamCreate(&s);"]),
+    ("08", 1): ("with torch.cuda.stream(s):\n    host = dev.cpu()",
+                ["s = torch.cuda.Stream()\nhost = dev.cpu()"]),
     ("09", 0): ("cudaMemcpyAsync(h, d, n, cudaMemcpyDeviceToHost, s);",
                 ["cudaMemcpy(h, d, n, cudaMemcpyDeviceToHost);"]),
     ("12", 0): ("kernel<<<n / 256, 256>>>(d, n);",
@@ -98,6 +100,9 @@ NEAR_MISSES = {
                 ["__global__ void k(int *p) { p[0] = 1; }\n"
                  "int main() { int *q = (int *)malloc(64); }"]),
     ("23", 0): ("__shared__ int tile[256];", ["__syncthreads();"]),
+    ("24", 0): ("counts = torch.empty(8, device=\"cuda\")",
+                ["counts = torch.zeros(8, device=\"cuda\")",
+                 "counts = torch.zeros_like(values)"]),
     ("25", 0): ("cudaMemset(d, 1, n * sizeof(int));",
                 ["cudaMemset(d, 0, n);", "cudaMemset(d, -1, n);",
                  "cudaMemset(d, 0, n * sizeof(int));",

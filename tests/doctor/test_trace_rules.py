@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TRACES = Path(__file__).resolve().parent / "traces"
 sys.path.insert(0, str(ROOT / "tools"))
 from clinic_doctor import rules, trace, tracerun  # noqa: E402
+from clinic_doctor.pylaunch import rules as pylaunch_rules  # noqa: E402
 
 DEV, DEV2, HOST, PINNED = 0x7f0000000000, 0x7f1000000000, 0x5600000000, \
     0x7e0000000000
@@ -449,6 +450,40 @@ class EachRule(unittest.TestCase):
             call["n"] = n
         self.assertEqual(strong(late), [])
 
+    def test_32_when_the_launch_check_saw_a_tensor_elsewhere(self):
+        """PyTorch allocates a cuda:1 tensor under a device guard
+        (cudaSetDevice 1, cudaMalloc, cudaSetDevice 0), so the trace alone
+        reads as memory placed on purpose (33); the launch check saw a raw
+        kernel launched on the current device with that tensor's
+        data_ptr() (32), which explains it. Without the check, 33 stays;
+        a launch check that saw another pair of devices leaves it too."""
+        calls = Calls().add("cudaSetDevice", op="set_device", dev=1)
+        calls.malloc(DEV2, 2 << 20, dev=1)
+        calls.add("cudaSetDevice", op="set_device", dev=0)
+        calls.launch("fill", [(8, DEV2), (4, 1024)], dev=0)
+        tensor = {"kind": "array", "dtype": "int32", "shape": [1024],
+                  "strides": [4], "c_contiguous": True, "device": 1,
+                  "lib": "torch"}
+        record = {"ev": "pylaunch", "lib": "cupy", "kernel": "fill",
+                  "device": 0, "where": "broken_torch.py:44",
+                  "params": [{"name": "out", "type": "int *",
+                              "dtype": "int32", "pointer": True},
+                             {"name": "n", "type": "int",
+                              "dtype": "int32", "pointer": False}],
+                  "args": [{"kind": "pointer", "value": hex(DEV2),
+                            "pytype": "int", "tensor": tensor},
+                           {"kind": "scalar", "pytype": "int32",
+                            "dtype": "int32", "value": 1024}]}
+        found = calls.trace()
+        self.assertEqual([f["chapter"] for f in rules.trace_findings(
+            found, {})], ["33"])
+        found["py"] = [{"pid": 1, "records": [record]}]
+        both = rules.trace_findings(found, {}, pylaunch_rules.findings)
+        self.assertEqual([f["chapter"] for f in both], ["32"])
+        found["py"][0]["records"] = [dict(record, device=2)]
+        other = rules.trace_findings(found, {}, pylaunch_rules.findings)
+        self.assertEqual([f["chapter"] for f in other], ["33", "32"])
+
 
 class EdgeCases(unittest.TestCase):
     def test_an_address_reused_after_a_free_is_not_freed(self):
@@ -586,6 +621,10 @@ GAPS = {
     "not in its name: the Python launch check names 29 (py records)",
     ("29", "broken_cupy.py"): "the same as broken.py: the Python launch "
     "check names 29",
+    ("09", "broken_torch.py"): "the same late wait as the C program's "
+    "(torch.cuda.synchronize() after the read)",
+    ("29", "broken_torch.py"): "the same as broken.py: the Python launch "
+    "check names 29 (the data_ptr() of a float64 tensor)",
     ("21", "broken.py"): "the trace sees a fault reported late (10); "
     "memcheck sees the failed malloc's NULL access (21)",
     ("27", "broken.py"): "the trace sees a fault reported late (10); "

@@ -768,3 +768,24 @@ def rule_43(p, context):
 
 
 RULES += (rule_43,)
+    return explained_by_launch_check(found)
+
+
+DEVICES = re.compile(r"runs on device (\d+)\b.*\bgiven memory (?:of|on) "
+                     r"device (\d+)")
+
+
+def explained_by_launch_check(found):
+    """Drops the trace's 33 for a launch on device D given device O's
+    memory when the Python launch check names 32 for the same pair: the
+    check saw the program launch a raw kernel on the current device with
+    a tensor or array it had placed on the other, and a library that
+    switches devices for each allocation (PyTorch's device guard) makes
+    the trace look like memory placed on purpose."""
+    pairs = {DEVICES.search(f["summary"]).groups() for f in found
+             if f.get("source") == "pylaunch" and f["chapter"] == "32"
+             and DEVICES.search(f["summary"])}
+    return [f for f in found if not (
+        f["chapter"] == "33" and f.get("source") != "pylaunch"
+        and DEVICES.search(f["summary"])
+        and DEVICES.search(f["summary"]).groups() in pairs)]
