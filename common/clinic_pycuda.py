@@ -141,8 +141,10 @@ def require_numba_or_skip():
 def cuda_errors():
     """The classes of a failed CUDA call in the libraries this twin
     imported: pycuda.driver.Error, CuPy's CUDARuntimeError and
-    CUDADriverError."""
+    CUDADriverError, Numba's CudaAPIError."""
     found = []
+    if "numba.cuda.cudadrv.driver" in sys.modules:
+        found.append(sys.modules["numba.cuda.cudadrv.driver"].CudaAPIError)
     if "pycuda.driver" in sys.modules:
         found.append(sys.modules["pycuda.driver"].Error)
     if "cupy" in sys.modules:
@@ -173,8 +175,9 @@ def error_text(e):
     `pycuda.driver.LogicError: cuMemcpyDtoH failed: CUDA_ERROR_INVALID_VALUE
     (invalid argument)`. Any other exception gives the built-in class it
     derives from, such as `TypeError`: the messages of Boost.Python and NumPy
-    are worded anew from one version to the next. A CuPy CUDA error gives
-    its class and message: `CUDARuntimeError: cudaErrorInvalidValue: ...`."""
+    are worded anew from one version to the next. A CuPy or Numba CUDA error
+    gives its class and message: `CUDARuntimeError: cudaErrorInvalidValue:
+    ...`, `CudaAPIError: [700] Call to cuMemcpyDtoH results in ...`."""
     cuda = sys.modules.get("pycuda.driver")
     if cuda is not None and isinstance(e, cuda.Error):
         kind = "pycuda.driver.%s" % type(e).__name__
@@ -197,9 +200,9 @@ def outcome(e):
 
 
 def main(run):
-    """Calls run() and returns its exit code. A PyCUDA or CuPy CUDA error that
-    escapes is printed to stderr as one line (see error_text) and gives
-    EXIT_CUDA_ERROR, the twin of check_cuda() in the C programs."""
+    """Calls run() and returns its exit code. A PyCUDA, CuPy or Numba CUDA
+    error that escapes is printed to stderr as one line (see error_text) and
+    gives EXIT_CUDA_ERROR, the twin of check_cuda() in the C programs."""
     try:
         return run()
     except cuda_errors() as e:  # evaluated when run() raises
