@@ -30,10 +30,13 @@ PART_NAMES = ["allocation", "pointers", "synchronization",
               "launch configuration", "structs", "streams and pinned memory",
               "staging of kernel-allocated memory", "silent device bugs",
               "the Python boundary", "several GPUs and managed memory"]
-PROGRAMS = ("broken.cu", "fixed.cu", "broken.py", "fixed.py",
-            "broken_cupy.py", "fixed_cupy.py")
 TWINS = (("PyCUDA", "broken.py", "fixed.py"),
-         ("CuPy", "broken_cupy.py", "fixed_cupy.py"))
+         ("CuPy", "broken_cupy.py", "fixed_cupy.py"),
+         ("PyTorch", "broken_torch.py", "fixed_torch.py"),
+         ("Numba", "broken_numba.py", "fixed_numba.py"))
+PROGRAMS = ("broken.cu", "fixed.cu") + tuple(
+    x for _, b, f in TWINS for x in (b, f))
+LIBRARY = {x: lib for lib, b, f in TWINS for x in (b, f)}  # twin: library
 FIRST_PAGES = ("symptoms", "myths", "pycuda")
 FENCE = re.compile(r" *(```|~~~)")
 HEADING = re.compile(r"(#{1,6}) +(.*[^ ]) *\Z")
@@ -560,9 +563,9 @@ def chapter_programs(site, ch):
     for f in ch.files(site):
         shutil.copy2(os.path.join(ch.dir, f),
                      os.path.join(site.out, "examples", ch.id))
-        lib = "CuPy" if f.endswith("_cupy.py") else "PyCUDA"
-        twin = re.sub(r"(_cupy)?\.py", ".cu", f)
-        what = ("The %s twin of `%s`." % (lib, twin) if f != twin else
+        twin = re.sub(r"(_[a-z]+)?\.py", ".cu", f)
+        what = ("The %s twin of `%s`." % (LIBRARY[f], twin)
+                if f in LIBRARY else
                 "" if f in PROGRAMS else
                 "Another cause of the same symptom, on its own.")
         text += "\n### \\anchor %s-%s %s\n\n%s\n\n\\include{lineno} %s/%s\n" % (
