@@ -1,6 +1,7 @@
-"""broken_numba.py -- Chapter 24, Numba twin of broken.cu: each batch counts
-its values into a new cuda.device_array() that is never cleared, so its
-counts start from whatever that memory held."""
+"""broken_numba.py -- Chapter 24, Numba twin of broken.cu: the batches count
+their values into an array from cuda.device_array(), which is never
+cleared, so each batch's counts start from whatever that memory held (here,
+after the first batch, the counts of the batch before)."""
 import sys
 from pathlib import Path
 
@@ -33,18 +34,19 @@ def run():
     values = (np.arange(N) % BINS).astype(np.int32)
     want = np.full(BINS, N // BINS, dtype=np.int32)
     dev_values = cuda.to_device(values)
+    # One array for the counts, allocated once: Numba frees a dropped array
+    # only later (its deallocation queue), so a new one per batch would be
+    # new memory each time.
+    dev_counts = cuda.device_array(BINS, dtype=np.int32)
     print("%d batches of %d values, %d of each value from 0 to %d"
           % (BATCHES, N, N // BINS, BINS - 1))
 
     wrong = 0
     for batch in range(1, BATCHES + 1):
-        # Each batch counts into an array of its own.
-        # BUG: cuda.device_array() does not clear the memory it returns, so
-        # the counts start from whatever it held, not from 0.
-        dev_counts = cuda.device_array(BINS, dtype=np.int32)
+        # BUG: cuda.device_array() is numpy.empty on the GPU: nothing clears
+        # the counts, so they start from whatever the memory held, not 0.
         histogram[1, N](dev_values, dev_counts)
         counts = dev_counts.copy_to_host()
-        del dev_counts  # Numba frees it later (its deallocation queue)
 
         print(values_line("batch %d counts" % batch, counts))
         wrong += clinic.check_ints("batch %d" % batch, counts, want)

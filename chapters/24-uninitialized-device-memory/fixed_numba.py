@@ -1,6 +1,6 @@
-"""fixed_numba.py -- Chapter 24, Numba twin of fixed.cu: each batch counts
-into an array that starts as zeros, copied from the host with
-cuda.to_device(np.zeros(...)), so its counts start from 0."""
+"""fixed_numba.py -- Chapter 24, Numba twin of fixed.cu: each batch clears
+the counts, copying zeros into the cuda.device_array() before its kernel,
+so every batch counts from 0."""
 import sys
 from pathlib import Path
 
@@ -33,18 +33,20 @@ def run():
     values = (np.arange(N) % BINS).astype(np.int32)
     want = np.full(BINS, N // BINS, dtype=np.int32)
     dev_values = cuda.to_device(values)
+    # One array for the counts, allocated once: Numba frees a dropped array
+    # only later (its deallocation queue), so a new one per batch would be
+    # new memory each time.
+    dev_counts = cuda.device_array(BINS, dtype=np.int32)
     print("%d batches of %d values, %d of each value from 0 to %d"
           % (BATCHES, N, N // BINS, BINS - 1))
 
     wrong = 0
     for batch in range(1, BATCHES + 1):
-        # Each batch counts into an array of its own.
-        # FIX: cuda.device_array() does not clear its memory: start the
-        # counts from zeros.
-        dev_counts = cuda.to_device(np.zeros(BINS, dtype=np.int32))
+        # FIX: cuda.device_array() is numpy.empty on the GPU: clear the
+        # counts before the kernel adds to them.
+        dev_counts.copy_to_device(np.zeros(BINS, dtype=np.int32))
         histogram[1, N](dev_values, dev_counts)
         counts = dev_counts.copy_to_host()
-        del dev_counts  # Numba frees it later (its deallocation queue)
 
         print(values_line("batch %d counts" % batch, counts))
         wrong += clinic.check_ints("batch %d" % batch, counts, want)
