@@ -206,7 +206,7 @@ def rule_08(p, context, library=False):
                        for v in given):
                 continue  # the kernel was given another part of the buffer
             if not p.ordered(launch["n"], k_stream, n, stream):
-                if handed_over(p, k_stream, stream) != library:
+                if handed_over(p, k_stream, stream, call) != library:
                     continue
                 return [finding(
                     "38" if library else "08",
@@ -715,13 +715,17 @@ def trace_findings(trace, context, python_rules=None):
         for process in trace.get("py", []):
             found += [dict(f, source="pylaunch")
                       for f in python_rules(process["records"])]
-    return found
+    return explained_by_launch_check(found)
 
 
-def handed_over(p, k_stream, stream):
-    """The copy runs in a non-blocking stream and the kernel does not: the
-    buffer went to code with a stream of its own (a library's)."""
-    return bool(p.flags.get(stream, 0) & 0x1) and not (
+def handed_over(p, k_stream, stream, call):
+    """A device-to-device copy runs in a non-blocking stream and the kernel
+    does not: the buffer went on to code with a stream of its own (a
+    library's). A copy to the host in such a stream is the program reading
+    its own results, chapter 08's (PyTorch's streams are non-blocking)."""
+    to_device = call.get("kind") == 3 or (
+        call.get("kind") == 4 and call.get("dst_mem") in DEVICE_MEM)
+    return to_device and bool(p.flags.get(stream, 0) & 0x1) and not (
         p.flags.get(k_stream, 0) & 0x1)
 
 
@@ -768,7 +772,6 @@ def rule_43(p, context):
 
 
 RULES += (rule_43,)
-    return explained_by_launch_check(found)
 
 
 DEVICES = re.compile(r"runs on device (\d+)\b.*\bgiven memory (?:of|on) "
