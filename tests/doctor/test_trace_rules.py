@@ -217,6 +217,14 @@ class EachRule(unittest.TestCase):
         both.copy(DEV2, DEV, 4096, 3, "device", "device", STREAM, True)
         self.assertEqual(strong(both.sync("stream", stream=STREAM)), ["08"])
         self.assertNotIn("38", strong(self.nonblocking(False)))
+        # a copy to the host in a non-blocking stream (PyTorch's t.cpu()
+        # in a side stream) is the program reading its results: 08
+        home = Calls().malloc(DEV, 4096).add(
+            "cudaStreamCreateWithFlags", op="stream_create", stream=STREAM,
+            flags=1, priority=0)
+        home.launch(SQUARES, [(8, DEV), (4, 1024)])
+        home.copy(PINNED, DEV, 4096, 2, "pinned", "device", STREAM, True)
+        self.assertEqual(strong(home.sync("stream", stream=STREAM)), ["08"])
 
     def test_09_an_async_readback_never_waited_for(self):
         broken = Calls().malloc(DEV, 4096).malloc(PINNED, 4096, "pinned")
