@@ -23,9 +23,9 @@ enable_testing()
 
 # The tools the tests use, looked for once per configure: compute-sanitizer
 # next to nvcc (CLINIC_SANITIZER, cached), and a Python that can import
-# PyCUDA and CuPy for the chapters' twins. Sets CLINIC_PYTHON (empty without
-# Python), CLINIC_PYCUDA_MISSING and CLINIC_CUPY_MISSING (why that library
-# cannot run here, or empty).
+# PyCUDA, CuPy, PyTorch and Numba for the chapters' twins. Sets CLINIC_PYTHON
+# (empty without Python) and CLINIC_<LIB>_MISSING for PYCUDA, CUPY, TORCH and
+# NUMBA (why that library cannot run here, or empty).
 function(clinic_find_tools)
   get_property(found GLOBAL PROPERTY CLINIC_TOOLS_FOUND)
   if(NOT found)
@@ -39,25 +39,31 @@ function(clinic_find_tools)
     set_property(GLOBAL PROPERTY CLINIC_PYTHON "${Python3_EXECUTABLE}")
     _clinic_lacks(PYCUDA "PyCUDA and numpy are" "numpy pycuda" pycuda numpy)
     _clinic_lacks(CUPY "CuPy is" cupy-cuda13x cupy)
+    _clinic_lacks(TORCH "PyTorch is" torch torch)
+    _clinic_lacks(NUMBA "Numba is" "-r requirements.txt" numba.cuda)
     set_property(GLOBAL PROPERTY CLINIC_TOOLS_FOUND TRUE)
   endif()
-  foreach(var PYTHON PYCUDA_MISSING CUPY_MISSING)
+  foreach(var PYTHON PYCUDA_MISSING CUPY_MISSING TORCH_MISSING NUMBA_MISSING)
     get_property(value GLOBAL PROPERTY CLINIC_${var})
     set(CLINIC_${var} "${value}" PARENT_SCOPE)
   endforeach()
 endfunction()
 
-# clinic_chapter([SERIAL] [FAULTS] [MULTIGPU] [VARIANTS <name>...])
+# clinic_chapter([SERIAL] [FAULTS] [MULTIGPU] [VARIANTS <name>...]
+#                [SOURCES <file>...])
 # Registers the chapter in the current folder, named NN-slug: its programs
 # chNN_broken and chNN_fixed (files "broken" and "fixed"), one more for each
-# VARIANTS <name>.cu, and all their tests. CONTRIBUTING.md (step 4) says what
+# VARIANTS <name>.cu, and all their tests. SOURCES: files built into every
+# program beside its own <prog>.cu, a second .cu and the headers they share
+# (chapter 44); not programs, so no tests. CONTRIBUTING.md (step 4) says what
 # each option means and which file of expected/ asks for which test:
 #   chNN.<prog>.golden         stdout + stderr + exit status == expected/<prog>.out
 #   chNN.<prog>.<tool>         compute-sanitizer: the fixed program clean, unless
 #                              expected/fixed.<tool> holds the report's regexes;
 #                              a broken one for each expected/<prog>.<tool>
 #   chNN.broken.compile_fails  with expected/broken.compile-errors
-#   chNN.<twin>.golden         each PyCUDA (label pycuda) or CuPy (cupy) twin
+#   chNN.<twin>.golden         each twin: PyCUDA (label pycuda), CuPy (cupy),
+#                              PyTorch (torch), Numba (numba)
 # In update mode the sanitizer tests that have an expectation file also record
 # the tool's report, masked, into expected/<prog>.<tool>.out for the READMEs.
 # SERIAL: golden tests run with the machine to themselves (the programs time).
@@ -65,27 +71,13 @@ endfunction()
 # runs one at a time (_clinic_fault_lock). MULTIGPU: label multigpu, and the
 # golden tests require gpu and multigpu.
 # CLINIC_EXERCISE on (tools/clinic-exercise, building a learner's copy of the
-# chapter): only chNN_broken is built, from the copy's broken.cu; no tests.
-# _clinic_fault_lock(<var> <faults> <record>): for a FAULTS chapter (<faults>
-# true), "RESOURCE_LOCK gpu_fault" unless <record> ends in [exit status: 0]:
-# a program that exits otherwise, or is not recorded yet, may fault.
-function(_clinic_fault_lock var faults record)
-  set(status "")
-  if(faults AND EXISTS "${record}")
-    file(STRINGS "${record}" status REGEX "^\\[exit status: ")
-    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${record}")
-  endif()
-  set(${var} "" PARENT_SCOPE)
-  if(faults AND NOT status STREQUAL "[exit status: 0]")
-    set(${var} RESOURCE_LOCK gpu_fault PARENT_SCOPE)
-  endif()
-endfunction()
-
+# chapter): only chNN_broken is built, from the copy's broken.cu (and its
+# copies of the SOURCES); no tests.
 function(clinic_chapter)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "SERIAL;FAULTS;MULTIGPU" "" "VARIANTS")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "SERIAL;FAULTS;MULTIGPU" "" "VARIANTS;SOURCES")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "clinic_chapter(): unknown arguments '${arg_UNPARSED_ARGUMENTS}'; it takes only "
-      "SERIAL, FAULTS, MULTIGPU and VARIANTS (expectations are files in expected/, see CONTRIBUTING.md)")
+      "SERIAL, FAULTS, MULTIGPU, VARIANTS and SOURCES (expectations are files in expected/, see CONTRIBUTING.md)")
   endif()
   get_filename_component(chapter "${CMAKE_CURRENT_SOURCE_DIR}" NAME)
   if(NOT chapter MATCHES "^([0-9][0-9])-[a-z0-9-]+$")
@@ -99,7 +91,7 @@ function(clinic_chapter)
     set(built broken)
   endif()
   foreach(prog IN LISTS built)
-    add_executable(${id}_${prog} ${prog}.cu)
+    add_executable(${id}_${prog} ${prog}.cu ${arg_SOURCES})
     set_target_properties(${id}_${prog} PROPERTIES OUTPUT_NAME ${prog}
                           CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON)
     # -lineinfo: file:line in sanitizer reports; warnings on for the host code.
@@ -153,10 +145,11 @@ function(clinic_chapter)
     endforeach()
   endforeach()
 
-  foreach(twin broken.py fixed.py broken_cupy.py fixed_cupy.py)
+  foreach(twin broken.py fixed.py broken_cupy.py fixed_cupy.py broken_torch.py
+               fixed_torch.py broken_numba.py fixed_numba.py)
     set(lib pycuda)
-    if(twin MATCHES "_cupy")
-      set(lib cupy)
+    if(twin MATCHES "_(cupy|torch|numba)\\.py$")
+      set(lib ${CMAKE_MATCH_1})
     endif()
     string(TOUPPER ${lib} LIB)
     if(EXISTS "${src}/${twin}")

@@ -106,7 +106,9 @@ function(clinic_unavailable_test name)
 endfunction()
 
 # _clinic_lacks(<WORD> <what is> <pip names> <module>...): sets the global
-# CLINIC_<WORD>_MISSING to why CLINIC_PYTHON cannot import the modules, or "".
+# CLINIC_<WORD>_MISSING to why CLINIC_PYTHON cannot find the modules, or "".
+# Finding numba.cuda imports numba, so a numba that fails to import with the
+# installed numpy counts as missing too.
 # For clinic_find_tools() (clinic.cmake); the twins' own skips
 # (common/clinic_pycuda.py) use the same words.
 function(_clinic_lacks word what pip)
@@ -118,8 +120,23 @@ function(_clinic_lacks word what pip)
                     RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
     set(why "")
     if(NOT rc STREQUAL "0")
-      set(why "${what} not installed for ${python} (pip install ${pip})")
+      set(why "${what} not installed, or fails to import, for ${python} (pip install ${pip})")
     endif()
   endif()
   set_property(GLOBAL PROPERTY CLINIC_${word}_MISSING "${why}")
+endfunction()
+
+# _clinic_fault_lock(<var> <faults> <record>): for a FAULTS chapter (<faults>
+# true), "RESOURCE_LOCK gpu_fault" unless <record> ends in [exit status: 0]:
+# a program that exits otherwise, or is not recorded yet, may fault.
+function(_clinic_fault_lock var faults record)
+  set(status "")
+  if(faults AND EXISTS "${record}")
+    file(STRINGS "${record}" status REGEX "^\\[exit status: ")
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${record}")
+  endif()
+  set(${var} "" PARENT_SCOPE)
+  if(faults AND NOT status STREQUAL "[exit status: 0]")
+    set(${var} RESOURCE_LOCK gpu_fault PARENT_SCOPE)
+  endif()
 endfunction()

@@ -30,10 +30,13 @@ PART_NAMES = ["allocation", "pointers", "synchronization",
               "launch configuration", "structs", "streams and pinned memory",
               "staging of kernel-allocated memory", "silent device bugs",
               "the Python boundary", "several GPUs and managed memory"]
-PROGRAMS = ("broken.cu", "fixed.cu", "broken.py", "fixed.py",
-            "broken_cupy.py", "fixed_cupy.py")
 TWINS = (("PyCUDA", "broken.py", "fixed.py"),
-         ("CuPy", "broken_cupy.py", "fixed_cupy.py"))
+         ("CuPy", "broken_cupy.py", "fixed_cupy.py"),
+         ("PyTorch", "broken_torch.py", "fixed_torch.py"),
+         ("Numba", "broken_numba.py", "fixed_numba.py"))
+PROGRAMS = ("broken.cu", "fixed.cu") + tuple(
+    x for _, b, f in TWINS for x in (b, f))
+LIBRARY = {x: lib for lib, b, f in TWINS for x in (b, f)}  # twin: library
 FIRST_PAGES = ("symptoms", "myths", "pycuda")
 FENCE = re.compile(r" *(```|~~~)")
 HEADING = re.compile(r"(#{1,6}) +(.*[^ ]) *\Z")
@@ -215,18 +218,36 @@ class Chapter:
         self.title = plain(full)
 
     def files(self, site):
-        """The programs the chapter has: C, twins, then the variants."""
+        """The programs the chapter has: C, twins, then the variants; then
+        the files that every program is built with."""
         names = [f for f in PROGRAMS
                  if site.exists(os.path.join(self.dir, f))]
-        return names + variants(self.dir)
+        return names + variants(self.dir) + shared_sources(self.dir)
+
+
+def shared_sources(folder):
+    """The files clinic_chapter(SOURCES ...) in the chapter's CMakeLists.txt
+    builds into every program (chapter 44's second .cu and its header)."""
+    cmake = os.path.join(folder, "CMakeLists.txt")
+    call = re.search(r"\bclinic_chapter\(([^)]*)\)",
+                     read_text(cmake) if os.path.isfile(cmake) else "")
+    words = call.group(1).split() if call else []
+    names = []
+    for word in words[words.index("SOURCES") + 1:] if "SOURCES" in words \
+            else []:
+        if word.isupper():  # the next option
+            break
+        names.append(word)
+    return [n for n in names if os.path.isfile(os.path.join(folder, n))]
 
 
 def variants(folder):
     """A chapter's other .cu files, each another cause of the symptom."""
     if not os.path.isdir(folder):
         return []
-    return sorted(f for f in os.listdir(folder)
-                  if f.endswith(".cu") and f not in PROGRAMS)
+    shared = shared_sources(folder)
+    return sorted(f for f in os.listdir(folder) if f.endswith(".cu") and
+                  f not in PROGRAMS and f not in shared)
 
 
 class Site:
@@ -560,10 +581,12 @@ def chapter_programs(site, ch):
     for f in ch.files(site):
         shutil.copy2(os.path.join(ch.dir, f),
                      os.path.join(site.out, "examples", ch.id))
-        lib = "CuPy" if f.endswith("_cupy.py") else "PyCUDA"
-        twin = re.sub(r"(_cupy)?\.py", ".cu", f)
-        what = ("The %s twin of `%s`." % (lib, twin) if f != twin else
+        twin = re.sub(r"(_[a-z]+)?\.py", ".cu", f)
+        what = ("The %s twin of `%s`." % (LIBRARY[f], twin)
+                if f in LIBRARY else
                 "" if f in PROGRAMS else
+                "Built into every program of the chapter, beside its own "
+                "file." if f in shared_sources(ch.dir) else
                 "Another cause of the same symptom, on its own.")
         text += "\n### \\anchor %s-%s %s\n\n%s\n\n\\include{lineno} %s/%s\n" % (
             ch.id, f.replace(".", "-"), f, what, ch.id, f)
@@ -708,7 +731,7 @@ def register(site):
                               "where-the-bug-is", "the-programs",
                               "the-fix-as-a-diff", "recorded-output"] + [
                               f.replace(".", "-") for f in PROGRAMS +
-                              tuple(variants(d))])
+                              tuple(variants(d) + shared_sources(d))])
     for pid, src in (("seeds", "seeds/README.md"),
                      ("bench", "bench/README.md"),
                      ("contributing", "CONTRIBUTING.md")):

@@ -173,6 +173,24 @@ class SiteTests(unittest.TestCase):
         self.assertTrue(os.path.isfile(os.path.join(
             self.out, "examples", "ch01", "fixed.cu")))
 
+    def test_shared_sources_are_listed_not_recorded(self):
+        """Files that clinic_chapter(SOURCES ...) builds into every program
+        are shown with the programs, but are no variants (no record)."""
+        for rel, text in (("CMakeLists.txt", "clinic_chapter(SOURCES k.cu "
+                           "k.cuh)\n"), ("k.cu", "int k;\n"),
+                          ("k.cuh", "int k(void);\n"),
+                          ("other.cu", "int o;\n")):
+            mp.write(os.path.join(self.root, "chapters/01-a", rel), text)
+        folder = os.path.join(self.root, "chapters/01-a")
+        self.assertEqual(mp.variants(folder), ["other.cu"])
+        self.assertEqual(mp.shared_sources(folder), ["k.cu", "k.cuh"])
+        mp.make_site(self.site)
+        ch = self.page("ch01")
+        self.assertIn("\\include{lineno} ch01/k.cuh", ch)
+        self.assertIn("Built into every program", ch)
+        self.assertIn("`other.cu`:", ch)
+        self.assertNotIn("`k.cu`:", ch)
+
     def test_other_pages(self):
         mp.make_site(self.site)
         main = self.page("mainpage")

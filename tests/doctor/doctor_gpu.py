@@ -38,12 +38,14 @@ ON_PURPOSE = {"02", "10"}  # fixed programs that fault on purpose
 IGNORE = {"18": r"^overlapped:"}
 
 
-TWINS = ("broken.py", "fixed.py", "broken_cupy.py", "fixed_cupy.py")
+TWINS = ("broken.py", "fixed.py", "broken_cupy.py", "fixed_cupy.py",
+         "broken_torch.py", "fixed_torch.py", "broken_numba.py",
+         "fixed_numba.py")
 
 
 def programs(build, only, twins=False):
     """(number, folder name, kind, command) for every built program, and
-    with <twins> every PyCUDA and CuPy twin (python3 script)."""
+    with <twins> every Python twin (python3 script)."""
     found = []
     for chapter in sorted((ROOT / "chapters").iterdir()):
         m = re.match(r"^([0-9][0-9])-", chapter.name)
@@ -181,7 +183,7 @@ def main():
                         help="run the doctor as a user would: no --source, "
                         "no --wrong-result (issue 24's measure)")
     parser.add_argument("--twins", action="store_true",
-                        help="also the PyCUDA and CuPy twins")
+                        help="also the Python twins")
     args = parser.parse_args()
     only = {c.strip().zfill(2) for c in args.chapters.split(",") if c.strip()}
     todo = programs(args.build, only, args.twins)

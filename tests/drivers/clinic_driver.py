@@ -48,6 +48,8 @@ REQUIREMENTS = {
     "sanitizer": "compute-sanitizer",
     "pycuda": "Python with PyCUDA and numpy",
     "cupy": "Python with CuPy, for the CuPy twins",
+    "torch": "Python with PyTorch, for the PyTorch twins",
+    "numba": "Python with Numba's CUDA target, for the Numba twins",
     "multigpu": "two usable GPUs (chapters marked MULTIGPU)",
     "docs": "Doxygen, for the docs site",
     "browser": "a headless browser, for the site check",
@@ -63,9 +65,13 @@ REASON_CAUSES = (
      "multigpu"),  # require_gpus_or_skip() in check_cuda.h
     (re.compile(r"^PyCUDA and numpy are not installed for "), "pycuda"),
     (re.compile(r"^CuPy (is not installed for|cannot be imported)"), "cupy"),
+    (re.compile(r"^PyTorch (is not installed for|cannot be imported)"),
+     "torch"),
+    (re.compile(r"^Numba (is not installed for|cannot be imported)"),
+     "numba"),
 )
 # The Python libraries of the twins: the word a twin without Python skips for.
-TWIN_LIBRARIES = ("pycuda", "cupy")
+TWIN_LIBRARIES = ("pycuda", "cupy", "torch", "numba")
 # Set by the update-expected preset; any other non-empty value is a mistake.
 UPDATE_TOKEN = "record from real runs (ctest --preset update-expected)"
 # Under a tool, each CUDA context opens one hardware work queue instead of

@@ -521,6 +521,21 @@ class Chapters(unittest.TestCase):
     def test_compile_fail_chapters(self):
         self.assertEqual(sorted(c.name[:2] for c in COMPILE_FAIL), ["11", "22"])
 
+    def test_shared_sources(self):
+        """clinic_chapter(SOURCES ...) names what every program is built
+        with; `start` copies those files, and the digest covers them."""
+        self.assertEqual(tool.shared_sources(tool.find_chapter("01", ROOT)),
+                         [])
+        with tempfile.TemporaryDirectory() as folder:
+            cmake = Path(folder) / "CMakeLists.txt"
+            cmake.write_text("clinic_chapter(SOURCES a.cu a.cuh FAULTS)\n")
+            self.assertEqual(tool.shared_sources(folder), ["a.cu", "a.cuh"])
+            before = tool.digest(folder)
+            (Path(folder) / "a.cuh").write_text("changed\n")
+            self.assertNotEqual(tool.digest(folder), before)
+            cmake.write_text("clinic_chapter(\n  VARIANTS b\n  SOURCES c.cu)")
+            self.assertEqual(tool.shared_sources(folder), ["c.cu"])
+
     def test_find_chapter(self):
         self.assertEqual(tool.find_chapter("8", ROOT).name[:3], "08-")
         self.assertEqual(tool.find_chapter("ch08", ROOT).name[:3], "08-")

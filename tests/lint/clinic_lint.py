@@ -19,14 +19,17 @@ The rules, by the name printed in brackets (CONTRIBUTING.md says the same):
               (and seeds/expected/<seed>.out for every seeds/q*.py); every
               expected/*.out ends with its closing line, `[exit status: N]`
               or `[compilation failed]`.
-  fixed-run   expected/fixed.out, fixed.py.out and fixed_cupy.py.out show a
+  fixed-run   expected/fixed.out and every fixed twin's record show a
               run that printed something and exited 0, unless the fixed
               program errs on purpose: expected/ holds a fixed.<tool> pattern
               file (fixed.memcheck, ...) or the CMakeLists.txt says
               FIXED_SANITIZER.
   header      each .cu opens with `/**`, ` * \\file <name>.cu`, ` * \\brief `,
               includes check_cuda.h and calls require_gpu_or_skip() (or
-              require_gpus_or_skip(N) in a two-GPU chapter).
+              require_gpus_or_skip(N) in a two-GPU chapter). A file that
+              clinic_chapter(SOURCES ...) shares between the programs (a
+              second .cu, a header) is no program: it exists, opens the same
+              way, and keeps to the width and statements rules.
   marker      broken.cu has a BUG: comment, fixed.cu a FIX: comment.
   length      broken.cu and fixed.cu have at most 130 lines.
   width       broken.cu, fixed.cu and the chapter's .py files have no line
@@ -155,7 +158,8 @@ def check_fixed_run(chapter, rel):
     """The fixed programs' records show a clean run (issue 13, 1.6)."""
     problems = []
     on_purpose = faults_on_purpose(chapter)
-    for out in ("fixed.out", "fixed.py.out", "fixed_cupy.py.out"):
+    for out in ("fixed.out", "fixed.py.out", "fixed_cupy.py.out",
+                "fixed_torch.py.out", "fixed_numba.py.out"):
         path = os.path.join(chapter, "expected", out)
         if not os.path.exists(path):
             continue
@@ -177,6 +181,39 @@ def check_fixed_run(chapter, rel):
 
 
 # ---------------------------------------------------------------- programs
+
+def shared_sources(chapter):
+    """The files that clinic_chapter(SOURCES ...) in the chapter's
+    CMakeLists.txt builds into every program: not programs themselves."""
+    cmake = os.path.join(chapter, "CMakeLists.txt")
+    call = re.search(r"\bclinic_chapter\(([^)]*)\)",
+                     read_text(cmake) if os.path.exists(cmake) else "")
+    words = call.group(1).split() if call else []
+    names = []
+    for word in words[words.index("SOURCES") + 1:] if "SOURCES" in words \
+            else []:
+        if word.isupper():  # the next option
+            break
+        names.append(word)
+    return names
+
+
+def check_shared_source(chapter, rel, name):
+    """A shared file exists, opens with its \\file comment and keeps to the
+    width and statements rules."""
+    path = os.path.join(chapter, name)
+    where = rel + "/" + name
+    if not os.path.exists(path):
+        return [Problem(where, 0, "files", "is missing (clinic_chapter("
+                        "SOURCES ...) in CMakeLists.txt names it)")]
+    problems = []
+    if not read_text(path).startswith("/**\n * \\file %s\n * \\brief "
+                                      % name):
+        problems.append(Problem(where, 1, "header", "must open with a /** "
+                                "\\file %s + \\brief comment" % name))
+    return problems + check_width(path, where) + check_statements(path,
+                                                                  where)
+
 
 def check_program_header(path, rel, name):
     problems = []
@@ -461,7 +498,9 @@ def readme_has_waiver(readme_text, heading=WAIVER):
 
 # The lesson pairs whose diff is only the fix: the C programs and the twins.
 FIX_PAIRS = (("broken.cu", "fixed.cu"), ("broken.py", "fixed.py"),
-             ("broken_cupy.py", "fixed_cupy.py"))
+             ("broken_cupy.py", "fixed_cupy.py"),
+             ("broken_torch.py", "fixed_torch.py"),
+             ("broken_numba.py", "fixed_numba.py"))
 
 
 def fix_diff_problems(chapter, rel, broken_name, fixed_name):
@@ -887,8 +926,11 @@ def lint_chapter(root, name, top_readme):
 
     twins = sorted(f for f in os.listdir(chapter) if f.endswith(".py"))
     # A variant (clinic_chapter(VARIANTS ...)) shows a second form of the bug.
+    # Files every program is built with (SOURCES) are not variants.
+    shared = shared_sources(chapter)
     variants = sorted(f[:-3] for f in os.listdir(chapter) if f.endswith(".cu")
-                      and f not in ("broken.cu", "fixed.cu"))
+                      and f not in ("broken.cu", "fixed.cu") and
+                      f not in shared)
     programs = ["broken.cu", "fixed.cu"] + [v + ".cu" for v in variants]
     programs += twins
     problems += check_record_presence(chapter, rel, programs)
@@ -913,6 +955,8 @@ def lint_chapter(root, name, top_readme):
             problems += check_length(path, where, long_waived)
             problems += check_width(path, where)
             problems += check_statements(path, where)
+    for file_name in shared:
+        problems += check_shared_source(chapter, rel, file_name)
     for twin in twins:  # the Python twins are lessons too
         problems += check_length(os.path.join(chapter, twin),
                                  rel + "/" + twin, long_waived)

@@ -364,6 +364,33 @@ class Variants(LintCase):
         self.expect("second_form.cu", "marker", "BUG:")
 
 
+class SharedSources(LintCase):
+    """Files that clinic_chapter(SOURCES ...) builds into every program
+    (chapter 44's second .cu and header) are not programs."""
+
+    def share(self, names, text=None):
+        self.write("~/CMakeLists.txt", "project(ch01)\nclinic_chapter("
+                   "SOURCES %s)\n" % " ".join(names))
+        for name in names:
+            self.write("~/" + name, text or "/**\n * \\file %s\n * "
+                       "\\brief shared\n */\nint twice(int x);\n" % name)
+
+    def test_shared_files_are_no_variants(self):
+        self.share(["kernel.cu", "kernel.cuh"])
+        self.assertClean()
+
+    def test_shared_file_missing(self):
+        self.share(["kernel.cu"])
+        self.remove("~/kernel.cu")
+        self.expect("kernel.cu", "files", "SOURCES")
+
+    def test_shared_file_header_width_statements(self):
+        self.share(["kernel.cu"], "int a; int b;\n" + "x" * 81 + "\n")
+        self.expect("kernel.cu:1", "header", "\\file kernel.cu")
+        self.expect("kernel.cu:1", "statements")
+        self.expect("kernel.cu:2", "width")
+
+
 class Programs(LintCase):
     def test_opening_comment(self):
         self.replace("~/broken.cu", "\\file broken.cu", "\\file other.cu")
@@ -922,8 +949,8 @@ class RealTree(unittest.TestCase):
 
 
 FUNCTIONAL = (CleanTree, Folders, Files, Records, FixedRun, Programs,
-              Variants, Statements, FixDiff, TwinDiff, Readme, Transcripts,
-              SymptomIndex)
+              Variants, SharedSources, Statements, FixDiff, TwinDiff,
+              Readme, Transcripts, SymptomIndex)
 
 # (id, what it plants, text of clinic_lint.py, its mutated form)
 MUTANTS = [
@@ -1000,6 +1027,9 @@ MUTANTS = [
      'elif line[i:i + 2] == "//":  # nor is a comment\'s', "elif False:"),
     ("twins_diff_skipped", "the PyCUDA twins' fix not measured",
      ' ("broken.py", "fixed.py"),', ""),
+    ("shared_as_variants", "files shared by every program (SOURCES) taken "
+     "for variant programs", " and\n                      f not in shared)",
+     ")"),
     ("cupy_diff_skipped", "the CuPy twins' fix not measured",
      ',\n             ("broken_cupy.py", "fixed_cupy.py"))', ")"),
     ("twin_docstring_counted", "a twin's opening docstring in the diff",

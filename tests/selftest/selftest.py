@@ -208,8 +208,10 @@ def part_drivers(args, wrong):
 FAKE_CHAPTERS = {
     # folder: (clinic_chapter arguments, files)
     "01-fake-one": (
-        "SERIAL",
+        "SERIAL SOURCES shared.cu shared.cuh",  # built into each: no tests
         {
+            "shared.cu": "",
+            "shared.cuh": "",
             "broken.py": "",
             "fixed.py": "",
             "broken_cupy.py": "",
@@ -232,6 +234,8 @@ FAKE_CHAPTERS = {
         {
             "second_form.cu": "",
             "fixed_cupy.py": "",
+            "broken_torch.py": "",
+            "fixed_numba.py": "",
             "expected/broken.racecheck": "Race reported\n",
             "expected/fixed.out": "ok\n[exit status: 0]\n",
         },
@@ -253,6 +257,8 @@ WANT_TESTS = {
     "ch03.broken.golden",
     "ch03.fixed.golden",
     "ch03.fixed_cupy.py.golden",
+    "ch03.broken_torch.py.golden",
+    "ch03.fixed_numba.py.golden",
     "ch03.broken.racecheck",
     "ch03.second_form.golden",
 } | {"ch0%d.fixed.%s" % (n, t) for n in (1, 2, 3) for t in TOOLS}
@@ -262,6 +268,8 @@ LABELS = {
     ".golden": ({"gpu", "golden"}, "gpu"),
     ".py.golden": ({"pycuda", "golden"}, "gpu,pycuda"),
     "_cupy.py.golden": ({"cupy", "golden"}, "gpu,cupy"),
+    "_torch.py.golden": ({"torch", "golden"}, "gpu,torch"),
+    "_numba.py.golden": ({"numba", "golden"}, "gpu,numba"),
     "sanitizer": ({"sanitizer"}, "gpu,sanitizer"),
 }
 
@@ -382,6 +390,8 @@ def part_registration(args, wrong):
     for twin, word in (
         ("ch01.fixed.py.golden", "PyCUDA"),
         ("ch01.broken_cupy.py.golden", "CuPy"),
+        ("ch03.broken_torch.py.golden", "PyTorch"),
+        ("ch03.fixed_numba.py.golden", "Numba"),
     ):
         why = arg(twin, "why") or ""
         if why and not why.startswith((word, "no Python")):
@@ -426,7 +436,8 @@ def check_labels(tests, arg, prop, wrong):
     """Each test's labels and --requires, by its kind (LABELS)."""
     for name in sorted(WANT_TESTS & set(tests)):
         kind = next(
-            (k for k in ("_cupy.py.golden", ".py.golden", ".golden")
+            (k for k in ("_cupy.py.golden", "_torch.py.golden",
+                         "_numba.py.golden", ".py.golden", ".golden")
              if name.endswith(k)),
             "sanitizer",
         )
@@ -441,7 +452,7 @@ def check_labels(tests, arg, prop, wrong):
         got = set(prop(name, "LABELS") or [])
         if not labels <= got or (
             "multigpu" in got and not name.startswith("ch03.")
-        ) or ({"cupy", "pycuda"} - labels) & got:
+        ) or ({"cupy", "pycuda", "torch", "numba"} - labels) & got:
             wrong.append("%s: labels %s, want %s" % (
                 name, sorted(got), sorted(labels)))
         if requires and arg(name, "requires") != requires:

@@ -38,7 +38,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-TWINS = ("broken.py", "fixed.py", "broken_cupy.py", "fixed_cupy.py")
+TWINS = ("broken.py", "fixed.py", "broken_cupy.py", "fixed_cupy.py",
+         "broken_torch.py", "fixed_torch.py", "broken_numba.py",
+         "fixed_numba.py")
 SCRUBBED = (
     "CLINIC_DEBUG_SYNC",
     "CUDA_LAUNCH_BLOCKING",
