@@ -1,7 +1,7 @@
 """broken_torch.py -- Chapter 08, PyTorch twin of broken.cu: a raw kernel
-runs in torch.cuda.stream(s), a stream PyTorch creates non-blocking, and
-t.cpu() in the default stream copies its output back without waiting for
-it."""
+runs in the default stream, and tensor work in torch.cuda.stream(s), a
+stream PyTorch creates non-blocking, copies its output back without
+waiting for it."""
 import sys
 from pathlib import Path
 
@@ -34,19 +34,21 @@ extern "C" __global__ void slow_fill(int *out, int n)
 
 
 def start_slow_fill(slow_fill, dev):
-    """Zeros dev, then starts slow_fill on it in PyTorch's current stream
+    """Zeros dev, then starts slow_fill on it in the default stream
     (CuPy launches in PyTorch's stream only when told: from_external)."""
     dev.zero_()
     torch.cuda.synchronize()  # the zeros are in place before any stream
-    with cp.cuda.Stream.from_external(torch.cuda.current_stream()):
+    default = torch.cuda.default_stream()
+    with cp.cuda.Stream.from_external(default):
         slow_fill((N // 256,), (256,), (dev.data_ptr(), np.int32(N)))
 
 
-def report(name, host, stream):
-    """Call right after the copy: says whether the kernel's stream had
-    finished, and checks host."""
-    # True: the kernel had finished; False: it was still running.
-    print("%s: after the copy, query(): %s" % (name, stream.query()))
+def report(name, host):
+    """Call right after the copy: says whether the kernel had finished, and
+    checks host."""
+    # True: the default stream, and so the kernel, had finished.
+    print("%s: after the copy, default_stream().query(): %s"
+          % (name, torch.cuda.default_stream().query()))
     want = np.arange(1, N + 1, dtype=np.int32)
     wrong = clinic.check_ints(name, host.numpy(), want)
     torch.cuda.synchronize()  # the kernel ends before dev is zeroed
@@ -59,18 +61,16 @@ def run():
     dev = torch.empty(N, dtype=torch.int32, device="cuda")
     s = torch.cuda.Stream()  # PyTorch's streams are non-blocking
 
-    # t.cpu() in the default stream is ordered after a kernel there.
+    # .cpu() in the default stream is ordered after the kernel there.
     start_slow_fill(slow_fill, dev)
-    host = dev.cpu()
-    wrong = report("kernel in the default stream", host,
-                   torch.cuda.default_stream())
+    wrong = report("t.cpu() in the default stream", dev.cpu())
 
+    start_slow_fill(slow_fill, dev)
     with torch.cuda.stream(s):
-        start_slow_fill(slow_fill, dev)
-    # BUG: s is non-blocking: the default stream does not wait for it, so
-    # this copy runs at once and brings back the zeros.
-    host = dev.cpu()
-    wrong += report("kernel in torch.cuda.stream(s)", host, s)
+        # BUG: s is non-blocking: its work does not wait for the default
+        # stream, so this copy runs at once and brings back the zeros.
+        host = dev.cpu()
+    wrong += report("t.cpu() in torch.cuda.stream(s)", host)
     return clinic.EXIT_WRONG_RESULT if wrong else clinic.EXIT_OK
 
 

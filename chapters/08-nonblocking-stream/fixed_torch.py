@@ -1,6 +1,6 @@
-"""fixed_torch.py -- Chapter 08, PyTorch twin of fixed.cu: the default
-stream first waits for s (wait_stream), so t.cpu() copies the raw kernel's
-output back only once the kernel in torch.cuda.stream(s) is done."""
+"""fixed_torch.py -- Chapter 08, PyTorch twin of fixed.cu: the tensor work
+in torch.cuda.stream(s) first makes s wait for the default stream
+(s.wait_stream), so its copy comes after the raw kernel."""
 import sys
 from pathlib import Path
 
@@ -33,19 +33,21 @@ extern "C" __global__ void slow_fill(int *out, int n)
 
 
 def start_slow_fill(slow_fill, dev):
-    """Zeros dev, then starts slow_fill on it in PyTorch's current stream
+    """Zeros dev, then starts slow_fill on it in the default stream
     (CuPy launches in PyTorch's stream only when told: from_external)."""
     dev.zero_()
     torch.cuda.synchronize()  # the zeros are in place before any stream
-    with cp.cuda.Stream.from_external(torch.cuda.current_stream()):
+    default = torch.cuda.default_stream()
+    with cp.cuda.Stream.from_external(default):
         slow_fill((N // 256,), (256,), (dev.data_ptr(), np.int32(N)))
 
 
-def report(name, host, stream):
-    """Call right after the copy: says whether the kernel's stream had
-    finished, and checks host."""
-    # True: the kernel had finished; False: it was still running.
-    print("%s: after the copy, query(): %s" % (name, stream.query()))
+def report(name, host):
+    """Call right after the copy: says whether the kernel had finished, and
+    checks host."""
+    # True: the default stream, and so the kernel, had finished.
+    print("%s: after the copy, default_stream().query(): %s"
+          % (name, torch.cuda.default_stream().query()))
     want = np.arange(1, N + 1, dtype=np.int32)
     wrong = clinic.check_ints(name, host.numpy(), want)
     torch.cuda.synchronize()  # the kernel ends before dev is zeroed
@@ -58,19 +60,17 @@ def run():
     dev = torch.empty(N, dtype=torch.int32, device="cuda")
     s = torch.cuda.Stream()  # PyTorch's streams are non-blocking
 
-    # t.cpu() in the default stream is ordered after a kernel there.
+    # .cpu() in the default stream is ordered after the kernel there.
     start_slow_fill(slow_fill, dev)
-    host = dev.cpu()
-    wrong = report("kernel in the default stream", host,
-                   torch.cuda.default_stream())
+    wrong = report("t.cpu() in the default stream", dev.cpu())
 
+    start_slow_fill(slow_fill, dev)
     with torch.cuda.stream(s):
-        start_slow_fill(slow_fill, dev)
-    # FIX: s is non-blocking: make the default stream wait for its kernel
-    # before the copy.
-    torch.cuda.current_stream().wait_stream(s)
-    host = dev.cpu()
-    wrong += report("kernel in torch.cuda.stream(s)", host, s)
+        # FIX: s is non-blocking: make it wait for the default stream's
+        # kernel before its copy.
+        s.wait_stream(torch.cuda.default_stream())
+        host = dev.cpu()
+    wrong += report("t.cpu() in torch.cuda.stream(s)", host)
     return clinic.EXIT_WRONG_RESULT if wrong else clinic.EXIT_OK
 
 
