@@ -666,6 +666,12 @@ GAPS = {
 }
 
 
+# Chapter 36's rule: a copy that goes on past the end of a buffer that the
+# copies before it filled (kept apart from the set above, which other
+# branches extend too).
+RULE_CHAPTERS = RULE_CHAPTERS | {"36"}
+
+
 def named(found):
     """The chapters a trace's findings name: strong ones first."""
     strong_ones = [f["chapter"] for f in found if f["strength"] == "strong"]
@@ -747,6 +753,50 @@ class RefusedByOtherLimits(unittest.TestCase):
         refused = self.launch((2, 1, 1), (2048, 1, 1),
                               "cudaErrorInvalidValue")
         self.assertEqual(strong(refused), ["14"])
+
+
+class PastTheEndOfAShortBuffer(unittest.TestCase):
+    """Rule 36: copies that walk through a buffer a MiB at a time and go on
+    past its end (its byte count wrapped in 32 bits); near misses stay
+    quiet."""
+    MIB = 1 << 20
+
+    def walk(self, size, chunks, refused_at=None):
+        calls = Calls().malloc(DEV, size).add(
+            "cudaMallocHost", op="alloc", ptr=PINNED, bytes=self.MIB,
+            mem="pinned")
+        for k in range(chunks):
+            more = {}
+            if k == refused_at:
+                more = {"result": 1, "error": "cudaErrorInvalidValue"}
+            inside = k * self.MIB < size
+            calls.copy(DEV + k * self.MIB, PINNED, self.MIB, 1,
+                       dst_mem="device" if inside else "pageable",
+                       src_mem="pinned", **more)
+            if more:
+                break
+        return calls
+
+    def test_the_second_chunk_past_a_one_mib_buffer(self):
+        self.assertEqual(strong(self.walk(self.MIB, 4, refused_at=1)),
+                         ["36"])
+
+    def test_the_whole_buffer_is_quiet(self):
+        # The fixed program's shape: every chunk inside the allocation.
+        self.assertEqual(strong(self.walk(4 * self.MIB, 4)), [])
+
+    def test_a_neighbouring_allocation_is_quiet(self):
+        # The address after the first buffer is a second one's start.
+        calls = self.walk(self.MIB, 1).malloc(DEV + self.MIB, self.MIB)
+        calls.copy(DEV + self.MIB, PINNED, self.MIB, 1, src_mem="pinned")
+        self.assertEqual(strong(calls), [])
+
+    def test_a_lone_pointer_past_the_end_is_not_36(self):
+        # No copy filled the buffer up to its end: nothing walked there.
+        calls = Calls().malloc(DEV, self.MIB)
+        calls.copy(DEV + self.MIB, HOST, 64, 1, dst_mem="pageable",
+                   result=1, error="cudaErrorInvalidValue")
+        self.assertNotIn("36", strong(calls))
 
 
 if __name__ == "__main__":
