@@ -218,6 +218,17 @@ class EachRule(unittest.TestCase):
         self.assertEqual(strong(both.sync("stream", stream=STREAM)), ["08"])
         self.assertNotIn("38", strong(self.nonblocking(False)))
 
+    def test_08_not_38_for_pytorch_side_streams(self):
+        """PyTorch hands out non-blocking streams: a copy in a stream the
+        program made with torch.cuda.Stream() (its source says so) of a
+        kernel's buffer in the legacy stream is the program's own race,
+        chapter 08, not a buffer handed to a library (38)."""
+        torch = 's = torch.cuda.Stream()\nwith torch.cuda.stream(s):\n'
+        self.assertEqual(strong(self.handed_over(False), torch), ["08"])
+        self.assertEqual(strong(self.handed_over(True), torch), [])
+        self.assertEqual(strong(self.handed_over(False), "s = Stream()"),
+                         ["38"])
+
     def test_09_an_async_readback_never_waited_for(self):
         broken = Calls().malloc(DEV, 4096).malloc(PINNED, 4096, "pinned")
         broken.copy(PINNED, DEV, 4096, 2, "pinned", "device", STREAM, True)
@@ -379,6 +390,28 @@ class EachRule(unittest.TestCase):
                                        "host_where": "heap"})), ["04"])
         self.assertEqual(strong(given({"points_to": "pinned"})), [])
         self.assertEqual(strong(given({})), [])
+
+    def test_04_not_for_a_reference_parameter(self):
+        """A C++ kernel that takes a functor by reference (PyTorch's
+        indexFuncLargeIndex, `ReduceAdd const&`) is given a host address it
+        never dereferences: no finding; the same address as a pointer
+        parameter is one."""
+        def given(signature):
+            calls = Calls().malloc(DEV, 4096).launch(
+                "k", [(16, 0), (8, HOST), (4, 1024)])
+            calls.calls[-1]["kernel_demangled"] = signature
+            calls.calls[-1]["params"][1].update(
+                {"points_to": "host", "host_where": "anon"})
+            return calls
+        by_ref = ("void at::native::k<int, long, (anonymous namespace)::Op>"
+                  "(at::cuda::detail::TensorInfo<int, unsigned int>, "
+                  "at::native::(anonymous namespace)::Op const&, int)")
+        self.assertEqual(strong(given(by_ref)), [])
+        self.assertEqual(strong(given(by_ref.replace("Op const&",
+                                                     "int const*"))), ["04"])
+        self.assertEqual(rules.demangled_types(by_ref), [
+            "at::cuda::detail::TensorInfo<int, unsigned int>",
+            "at::native::(anonymous namespace)::Op const&", "int"])
 
     def test_14_a_refused_block_shape(self):
         broken = Calls().add("cuFuncSetBlockShape", layer="drv", result=1,

@@ -206,7 +206,7 @@ def rule_08(p, context, library=False):
                        for v in given):
                 continue  # the kernel was given another part of the buffer
             if not p.ordered(launch["n"], k_stream, n, stream):
-                if handed_over(p, k_stream, stream) != library:
+                if handed_over(p, k_stream, stream, context) != library:
                     continue
                 return [finding(
                     "38" if library else "08",
@@ -292,14 +292,57 @@ def rule_12(p, context):
     return []
 
 
+def demangled_types(name):
+    """The parameter types of a demangled kernel name, split at the commas
+    that no <...>, (...) or [...] encloses (template arguments hold
+    commas, and "(anonymous namespace)" parentheses); None when the name
+    has no parameter list."""
+    name = (name or "").rstrip()
+    if not name.endswith(")"):
+        return None
+    depth, start = 0, None
+    for i in range(len(name) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(name[i], 0)
+        if depth == 0:
+            start = i
+            break
+    if start is None:
+        return None
+    types, depth, word = [], 0, ""
+    for ch in name[start + 1:-1]:
+        depth += {"<": 1, "(": 1, "[": 1, ">": -1, ")": -1, "]": -1}.get(
+            ch, 0)
+        if ch == "," and depth == 0:
+            types.append(word.strip())
+            word = ""
+        else:
+            word += ch
+    if word.strip():
+        types.append(word.strip())
+    return types
+
+
+def reference_params(call):
+    """The indices of a launch's parameters declared as references
+    (`Op const&`): a C++ kernel may take an empty functor that way, and the
+    host address it then gets is never dereferenced (PyTorch's indexing
+    kernels take their `ReduceAdd const&` so)."""
+    types = demangled_types(call.get("kernel_demangled"))
+    if not types or len(types) != len(call.get("params") or []):
+        return set()
+    return {i for i, t in enumerate(types) if t.endswith("&")}
+
+
 def rule_04(p, context):
     """A kernel given a host address (the library found the argument in
-    the process's writable host memory, not in any CUDA allocation)."""
+    the process's writable host memory, not in any CUDA allocation); a
+    reference parameter's address is not one (reference_params)."""
     for call in p.calls:
         if call.get("op") != "launch":
             continue
+        refs = reference_params(call)
         for i, param in enumerate(call.get("params") or []):
-            if param.get("points_to") == "host":
+            if param.get("points_to") == "host" and i not in refs:
                 where = param.get("host_where")
                 return [finding(
                     "04", f"{kernels.display_name(call)} is given a host "
@@ -718,9 +761,18 @@ def trace_findings(trace, context, python_rules=None):
     return explained_by_launch_check(found)
 
 
-def handed_over(p, k_stream, stream):
+# A program that makes its own side streams with PyTorch: they are
+# non-blocking (torch.cuda.Stream() has flags 1), and work in them is the
+# program's own, not a library's it handed a buffer to.
+OWN_SIDE_STREAMS = re.compile(r"\btorch\.cuda\.(stream|Stream)\(")
+
+
+def handed_over(p, k_stream, stream, context=None):
     """The copy runs in a non-blocking stream and the kernel does not: the
-    buffer went to code with a stream of its own (a library's)."""
+    buffer went to code with a stream of its own (a library's), unless the
+    program makes such streams itself (OWN_SIDE_STREAMS in its source)."""
+    if context and OWN_SIDE_STREAMS.search(context.get("source") or ""):
+        return False
     return bool(p.flags.get(stream, 0) & 0x1) and not (
         p.flags.get(k_stream, 0) & 0x1)
 
