@@ -605,8 +605,7 @@ def source_of(number, name):
 # nothing strong (docs/doctor.md says why they have no rule).
 RULE_CHAPTERS = {"01", "02", "03", "04", "06", "07", "08", "09", "10", "12",
                  "14", "17", "18", "19", "20", "25", "26", "29", "31", "32",
-                 "33", "38"}
-                 "33", "43"}
+                 "33", "38", "43"}
 
 
 # Broken programs whose recorded trace does not name their chapter first,
@@ -632,6 +631,12 @@ GAPS = {
     ("35", "broken_cupy.py"): "the trace sees a fault reported late (10); "
     "memcheck sees the misaligned surface store (35)",
 }
+
+
+# Chapter 36's rule: a copy that goes on past the end of a buffer that the
+# copies before it filled (kept apart from the set above, which other
+# branches extend too).
+RULE_CHAPTERS = RULE_CHAPTERS | {"36"}
 
 
 def named(found):
@@ -715,6 +720,50 @@ class RefusedByOtherLimits(unittest.TestCase):
         refused = self.launch((2, 1, 1), (2048, 1, 1),
                               "cudaErrorInvalidValue")
         self.assertEqual(strong(refused), ["14"])
+
+
+class PastTheEndOfAShortBuffer(unittest.TestCase):
+    """Rule 36: copies that walk through a buffer a MiB at a time and go on
+    past its end (its byte count wrapped in 32 bits); near misses stay
+    quiet."""
+    MIB = 1 << 20
+
+    def walk(self, size, chunks, refused_at=None):
+        calls = Calls().malloc(DEV, size).add(
+            "cudaMallocHost", op="alloc", ptr=PINNED, bytes=self.MIB,
+            mem="pinned")
+        for k in range(chunks):
+            more = {}
+            if k == refused_at:
+                more = {"result": 1, "error": "cudaErrorInvalidValue"}
+            inside = k * self.MIB < size
+            calls.copy(DEV + k * self.MIB, PINNED, self.MIB, 1,
+                       dst_mem="device" if inside else "pageable",
+                       src_mem="pinned", **more)
+            if more:
+                break
+        return calls
+
+    def test_the_second_chunk_past_a_one_mib_buffer(self):
+        self.assertEqual(strong(self.walk(self.MIB, 4, refused_at=1)),
+                         ["36"])
+
+    def test_the_whole_buffer_is_quiet(self):
+        # The fixed program's shape: every chunk inside the allocation.
+        self.assertEqual(strong(self.walk(4 * self.MIB, 4)), [])
+
+    def test_a_neighbouring_allocation_is_quiet(self):
+        # The address after the first buffer is a second one's start.
+        calls = self.walk(self.MIB, 1).malloc(DEV + self.MIB, self.MIB)
+        calls.copy(DEV + self.MIB, PINNED, self.MIB, 1, src_mem="pinned")
+        self.assertEqual(strong(calls), [])
+
+    def test_a_lone_pointer_past_the_end_is_not_36(self):
+        # No copy filled the buffer up to its end: nothing walked there.
+        calls = Calls().malloc(DEV, self.MIB)
+        calls.copy(DEV + self.MIB, HOST, 64, 1, dst_mem="pageable",
+                   result=1, error="cudaErrorInvalidValue")
+        self.assertNotIn("36", strong(calls))
 
 
 if __name__ == "__main__":

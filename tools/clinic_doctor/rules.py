@@ -416,7 +416,7 @@ def rule_20(p, context):
             if address and not p.owner(address, n) and not p.freed_owner(
                     address, n) and call.get(f"{side}_mem") in (
                     "unknown", "pageable", None) and not call.get(
-                        f"{side}_base"):
+                        f"{side}_base") and not ends_at(p, address, n):
                 return [finding(
                     "20", f"{call.get('api')}'s {side} {hex(address)} "
                     "belongs to no allocation the program made (a device "
@@ -715,7 +715,7 @@ def trace_findings(trace, context, python_rules=None):
         for process in trace.get("py", []):
             found += [dict(f, source="pylaunch")
                       for f in python_rules(process["records"])]
-    return found
+    return explained_by_launch_check(found)
 
 
 def handed_over(p, k_stream, stream):
@@ -768,7 +768,6 @@ def rule_43(p, context):
 
 
 RULES += (rule_43,)
-    return explained_by_launch_check(found)
 
 
 DEVICES = re.compile(r"runs on device (\d+)\b.*\bgiven memory (?:of|on) "
@@ -789,3 +788,41 @@ def explained_by_launch_check(found):
         f["chapter"] == "33" and f.get("source") != "pylaunch"
         and DEVICES.search(f["summary"])
         and DEVICES.search(f["summary"]).groups() in pairs)]
+
+
+def ends_at(p, address, n):
+    """The allocation live at call n that ends exactly at <address>: the
+    address is one past its last byte (where the next chunk of a buffer
+    that came out short would go), not a pointer from nowhere."""
+    alloc = p.owner(address - 1, n) if address else None
+    return alloc if alloc and alloc["end"] == address else None
+
+
+def rule_36(p, context):
+    """A copy whose device pointer is the end of an allocation, after
+    copies that filled the allocation up to there: the program goes on
+    past a buffer that is shorter than it thinks (a byte count multiplied
+    in 32 bits wraps past 4 GiB to a small size)."""
+    for call in p.calls:
+        if call.get("op") != "copy" or call.get("symbol"):
+            continue
+        n = call.get("n", 0)
+        for side, address in device_side(call):
+            alloc = ends_at(p, address, n)
+            if not alloc or p.owner(address, n):
+                continue
+            before = [c for c in copies_of(p, alloc) if c.get("n", 0) < n]
+            if not any(number(c.get(side)) + c.get("bytes", 0) == address
+                       for c in before):
+                continue
+            size = alloc["end"] - alloc["base"]
+            return [finding(
+                "36", f"{call.get('api')}'s {side} {hex(address)} is the end "
+                f"of a {size}-byte allocation that the copies before it "
+                "filled: the program goes on past a buffer shorter than it "
+                "thinks; was its byte count computed in 32 bits?",
+                [alloc["call"], before[-1], call])]
+    return []
+
+
+RULES += (rule_36,)
