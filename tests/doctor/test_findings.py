@@ -161,6 +161,9 @@ NEAR_MISSES = {
     ("42", 0): ("struct op { virtual int apply(int x) const; };",
                 ["struct op { int apply(int x) const; };",
                  "int virtualized = 1;"]),
+    ("42", 1): ("~device_ints()\n{\n    check_cuda(cudaFree(data));\n}",
+                ["~host_ints()\n{\n    free(data);\n}",
+                 "cudaFree(data);"]),
     ("43", 0): ("int y = blockIdx.y;",
                 ["int x = blockIdx.x;", "int h = gridDim.x * blockDim.y;"]),
     ("44", 0): ('#include "scale.cuh"\n'
