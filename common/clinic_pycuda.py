@@ -129,6 +129,9 @@ def require_numba_or_skip():
     if importlib.util.find_spec("numba") is None:
         skip("Numba is not installed for %s (pip install -r "
              "requirements.txt)" % sys.executable)
+    # The lessons' grids are small on purpose: Numba's warning that they
+    # leave the GPU idle would be noise in every record.
+    os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
     try:
         from numba import cuda
     except Exception as e:  # numba older than the installed numpy
@@ -141,8 +144,13 @@ def require_numba_or_skip():
 def cuda_errors():
     """The classes of a failed CUDA call in the libraries this twin
     imported: pycuda.driver.Error, CuPy's CUDARuntimeError and
-    CUDADriverError."""
+    CUDADriverError, Numba's CudaAPIError and the CUDAError of cuda.core,
+    through which numba-cuda launches kernels."""
     found = []
+    if "numba.cuda.cudadrv.driver" in sys.modules:
+        found.append(sys.modules["numba.cuda.cudadrv.driver"].CudaAPIError)
+    if "cuda.core._utils.cuda_utils" in sys.modules:  # Numba's launches
+        found.append(sys.modules["cuda.core._utils.cuda_utils"].CUDAError)
     if "pycuda.driver" in sys.modules:
         found.append(sys.modules["pycuda.driver"].Error)
     if "cupy" in sys.modules:
@@ -173,8 +181,9 @@ def error_text(e):
     `pycuda.driver.LogicError: cuMemcpyDtoH failed: CUDA_ERROR_INVALID_VALUE
     (invalid argument)`. Any other exception gives the built-in class it
     derives from, such as `TypeError`: the messages of Boost.Python and NumPy
-    are worded anew from one version to the next. A CuPy CUDA error gives
-    its class and message: `CUDARuntimeError: cudaErrorInvalidValue: ...`."""
+    are worded anew from one version to the next. A CuPy or Numba CUDA error
+    gives its class and message: `CUDARuntimeError: cudaErrorInvalidValue:
+    ...`, `CudaAPIError: [700] Call to cuMemcpyDtoH results in ...`."""
     cuda = sys.modules.get("pycuda.driver")
     if cuda is not None and isinstance(e, cuda.Error):
         kind = "pycuda.driver.%s" % type(e).__name__
@@ -183,6 +192,9 @@ def error_text(e):
         if name is None:
             return "%s: %s" % (kind, e)
         return "%s: %s failed: %s (%s)" % (kind, call, name, description)
+    numba_text = numba_error_text(e)
+    if numba_text:
+        return numba_text
     if isinstance(e, cuda_errors()):
         return "%s: %s" % (type(e).__name__, one_line(e))
     for cls in type(e).__mro__:
@@ -191,15 +203,42 @@ def error_text(e):
     return type(e).__name__
 
 
+def numba_error_text(e):
+    """A Numba CUDA error in the words check_cuda() uses, or None:
+    `CudaAPIError: cuMemcpyDtoH failed: CUDA_ERROR_ILLEGAL_ADDRESS (an
+    illegal memory access was encountered)`, whatever the bindings print for
+    the code (`[700]` or `[<CUresult.CUDA_ERROR_ILLEGAL_ADDRESS: 700>]`).
+    cuda.core's CUDAError, which a launch raises, gives its error's name."""
+    import re
+    kind = type(e).__name__
+    if kind == "CUDAError" and type(e).__module__.startswith("cuda.core"):
+        return "CUDAError: %s" % one_line(e).split(":")[0]
+    if kind != "CudaAPIError" or not hasattr(e, "code"):
+        return None
+    m = re.search(r"Call to (\w+) results in (\w+)", str(e))
+    if m is None:
+        return None
+    import ctypes
+    text = ctypes.c_char_p()
+    try:
+        driver = ctypes.CDLL("libcuda.so.1")
+        if driver.cuGetErrorString(int(e.code), ctypes.byref(text)) != 0:
+            text.value = None
+    except (OSError, TypeError, ValueError):
+        text.value = None
+    words = " (%s)" % text.value.decode() if text.value else ""
+    return "CudaAPIError: %s failed: %s%s" % (m.group(1), m.group(2), words)
+
+
 def outcome(e):
     """`no error` when e is None, else error_text(e): what a call raised."""
     return "no error" if e is None else error_text(e)
 
 
 def main(run):
-    """Calls run() and returns its exit code. A PyCUDA or CuPy CUDA error that
-    escapes is printed to stderr as one line (see error_text) and gives
-    EXIT_CUDA_ERROR, the twin of check_cuda() in the C programs."""
+    """Calls run() and returns its exit code. A PyCUDA, CuPy or Numba CUDA
+    error that escapes is printed to stderr as one line (see error_text) and
+    gives EXIT_CUDA_ERROR, the twin of check_cuda() in the C programs."""
     try:
         return run()
     except cuda_errors() as e:  # evaluated when run() raises

@@ -3,8 +3,9 @@ pylaunch), run by `ctest -L doctor` without a GPU.
 
   - the CUDA C signature parser, on kernels written the ways users write
     them;
-  - the rules (chapters 29, 30, 32) on hand-written records, each case
-    with a near miss that must not fire;
+  - the rules (chapters 29, 30, 32; 09 and 19 for PyTorch's non_blocking
+    copies) on hand-written records, each case with a near miss that must
+    not fire;
   - the check itself, end to end: small programs (pylaunch_programs/) run
     under it with stand-ins for numpy, CuPy, PyCUDA, Numba and torch
     (pylaunch_fakes/) put on PYTHONPATH, once with CLINIC_TRACE_DIR set and
@@ -419,6 +420,35 @@ class EndToEnd(unittest.TestCase):
         self.assertIs(view["tensor"]["c_contiguous"], False)
         self.assertEqual([f["chapter"] for f in rules.findings(recs)],
                          ["30", "29", "32"])
+
+    def test_torch_non_blocking_copies(self):
+        result, files = self.check("p_torch_async.py")
+        recs = self.own(files)
+        self.assertEqual(recs[-1]["failures"], 0)
+        accesses = [r for r in recs if r["ev"] == "pyasync"]
+        self.assertEqual([(r["access"], r["op"], r["where"], r["copy"]["dir"],
+                           r["copy"]["where"]) for r in accesses],
+                         [("read", "numpy", "p_torch_async.py:9", "d2h",
+                           "p_torch_async.py:8"),
+                          ("write", "fill_", "p_torch_async.py:15", "h2d",
+                           "p_torch_async.py:14")])
+        found = rules.findings(recs)
+        self.assertEqual([f["chapter"] for f in found], ["09", "19"])
+        self.assertIn("numpy at p_torch_async.py:9", found[0]["summary"])
+
+    def test_async_rules_need_the_harmful_direction(self):
+        """A read of a host-to-device source and a write into a
+        device-to-host destination are not these chapters' bugs."""
+        def rec(access, direction):
+            return {"ev": "pyasync", "lib": "torch", "access": access,
+                    "op": "item", "where": "p.py:3",
+                    "copy": {"dir": direction, "op": "copy_", "bytes": 4,
+                             "where": "p.py:2", "device": 0}}
+        self.assertEqual([f["chapter"] for f in rules.findings(
+            [rec("read", "d2h"), rec("read", "d2h"),
+             rec("write", "h2d")])], ["09", "19"])
+        self.assertEqual(rules.findings([rec("read", "h2d"),
+                                         rec("write", "d2h")]), [])
 
     def test_pycuda(self):
         result, files = self.check("p_pycuda.py")

@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TRACES = Path(__file__).resolve().parent / "traces"
 sys.path.insert(0, str(ROOT / "tools"))
 from clinic_doctor import rules, trace, tracerun  # noqa: E402
+from clinic_doctor.pylaunch import rules as pylaunch_rules  # noqa: E402
 
 DEV, DEV2, HOST, PINNED = 0x7f0000000000, 0x7f1000000000, 0x5600000000, \
     0x7e0000000000
@@ -189,6 +190,34 @@ class EachRule(unittest.TestCase):
         calls.copy(HOST, DEV, 4096, 2, "pageable", "device")
         self.assertEqual(strong(calls), [])
 
+    def handed_over(self, wait):
+        """Chapter 38: a kernel in the legacy stream fills DEV, and a
+        library copies DEV to DEV2 on its own non-blocking stream."""
+        calls = Calls().malloc(DEV, 4096).malloc(DEV2, 4096).add(
+            "cudaStreamCreateWithFlags", op="stream_create", stream=STREAM,
+            flags=1, priority=0)
+        calls.launch(SQUARES, [(8, DEV), (4, 1024)])
+        if wait:
+            calls.sync("stream", stream=LEGACY)
+        calls.copy(DEV2, DEV, 4096, 3, "device", "device", STREAM, True)
+        return calls.sync("stream", stream=STREAM)
+
+    def test_38_a_buffer_handed_to_a_non_blocking_stream_too_early(self):
+        self.assertEqual(strong(self.handed_over(False)), ["38"])
+        self.assertEqual(strong(self.handed_over(True)), [])
+
+    def test_38_not_08_and_08_not_38(self):
+        """The non-blocking stream decides: the copy's is chapter 38, the
+        kernel's chapter 08; both non-blocking is chapter 08's."""
+        both = Calls().malloc(DEV, 4096).malloc(DEV2, 4096)
+        for s in (STREAM, "0x6000"):
+            both.add("cudaStreamCreateWithFlags", op="stream_create",
+                     stream=s, flags=1, priority=0)
+        both.launch(SQUARES, [(8, DEV), (4, 1024)], stream="0x6000")
+        both.copy(DEV2, DEV, 4096, 3, "device", "device", STREAM, True)
+        self.assertEqual(strong(both.sync("stream", stream=STREAM)), ["08"])
+        self.assertNotIn("38", strong(self.nonblocking(False)))
+
     def test_09_an_async_readback_never_waited_for(self):
         broken = Calls().malloc(DEV, 4096).malloc(PINNED, 4096, "pinned")
         broken.copy(PINNED, DEV, 4096, 2, "pinned", "device", STREAM, True)
@@ -301,6 +330,21 @@ class EachRule(unittest.TestCase):
                                             "device")
         self.assertEqual(strong(fixed), [])
 
+    def test_35_a_cudaArray_t_given_to_cudaMemcpy(self):
+        """A refused plain copy into no allocation, in a program that made
+        a CUDA array: the handle was passed as an address (35, not 20)."""
+        broken = Calls().add("cudaMallocArray")
+        broken.copy(HOST + 0x1000, HOST, 96, 1, "pageable", "pageable",
+                    result=1, error="cudaErrorInvalidValue")
+        self.assertEqual(strong(broken), ["35"])
+        fixed = Calls().add("cudaMallocArray").add("cudaMemcpy2DToArray")
+        fixed.malloc(DEV, 96).copy(DEV, HOST, 96, 1)
+        self.assertEqual(strong(fixed), [])
+        # Near miss: the same refused copy with no array made is 20's.
+        heap = Calls().copy(DEV2, HOST, 96, 1, "unknown", "pageable",
+                            result=1, error="cudaErrorInvalidValue")
+        self.assertEqual(strong(heap), ["20"])
+
     def memset(self, value):
         calls = Calls().malloc(DEV, 4096)
         calls.add("cudaMemset", op="memset", ptr=DEV, value=value, elem=1,
@@ -405,6 +449,40 @@ class EachRule(unittest.TestCase):
         for n, call in enumerate(late.calls, 1):
             call["n"] = n
         self.assertEqual(strong(late), [])
+
+    def test_32_when_the_launch_check_saw_a_tensor_elsewhere(self):
+        """PyTorch allocates a cuda:1 tensor under a device guard
+        (cudaSetDevice 1, cudaMalloc, cudaSetDevice 0), so the trace alone
+        reads as memory placed on purpose (33); the launch check saw a raw
+        kernel launched on the current device with that tensor's
+        data_ptr() (32), which explains it. Without the check, 33 stays;
+        a launch check that saw another pair of devices leaves it too."""
+        calls = Calls().add("cudaSetDevice", op="set_device", dev=1)
+        calls.malloc(DEV2, 2 << 20, dev=1)
+        calls.add("cudaSetDevice", op="set_device", dev=0)
+        calls.launch("fill", [(8, DEV2), (4, 1024)], dev=0)
+        tensor = {"kind": "array", "dtype": "int32", "shape": [1024],
+                  "strides": [4], "c_contiguous": True, "device": 1,
+                  "lib": "torch"}
+        record = {"ev": "pylaunch", "lib": "cupy", "kernel": "fill",
+                  "device": 0, "where": "broken_torch.py:44",
+                  "params": [{"name": "out", "type": "int *",
+                              "dtype": "int32", "pointer": True},
+                             {"name": "n", "type": "int",
+                              "dtype": "int32", "pointer": False}],
+                  "args": [{"kind": "pointer", "value": hex(DEV2),
+                            "pytype": "int", "tensor": tensor},
+                           {"kind": "scalar", "pytype": "int32",
+                            "dtype": "int32", "value": 1024}]}
+        found = calls.trace()
+        self.assertEqual([f["chapter"] for f in rules.trace_findings(
+            found, {})], ["33"])
+        found["py"] = [{"pid": 1, "records": [record]}]
+        both = rules.trace_findings(found, {}, pylaunch_rules.findings)
+        self.assertEqual([f["chapter"] for f in both], ["32"])
+        found["py"][0]["records"] = [dict(record, device=2)]
+        other = rules.trace_findings(found, {}, pylaunch_rules.findings)
+        self.assertEqual([f["chapter"] for f in other], ["33", "32"])
 
 
 class EdgeCases(unittest.TestCase):
@@ -527,7 +605,8 @@ def source_of(number, name):
 # nothing strong (docs/doctor.md says why they have no rule).
 RULE_CHAPTERS = {"01", "02", "03", "04", "06", "07", "08", "09", "10", "12",
                  "14", "17", "18", "19", "20", "25", "26", "29", "31", "32",
-                 "33"}
+                 "33", "38"}
+                 "33", "43"}
 
 
 # Broken programs whose recorded trace does not name their chapter first,
@@ -542,10 +621,16 @@ GAPS = {
     "not in its name: the Python launch check names 29 (py records)",
     ("29", "broken_cupy.py"): "the same as broken.py: the Python launch "
     "check names 29",
+    ("09", "broken_torch.py"): "the same late wait as the C program's "
+    "(torch.cuda.synchronize() after the read)",
+    ("29", "broken_torch.py"): "the same as broken.py: the Python launch "
+    "check names 29 (the data_ptr() of a float64 tensor)",
     ("21", "broken.py"): "the trace sees a fault reported late (10); "
     "memcheck sees the failed malloc's NULL access (21)",
     ("27", "broken.py"): "the trace sees a fault reported late (10); "
     "memcheck sees the wrapped index (27)",
+    ("35", "broken_cupy.py"): "the trace sees a fault reported late (10); "
+    "memcheck sees the misaligned surface store (35)",
 }
 
 
@@ -590,6 +675,46 @@ class RecordedTraces(unittest.TestCase):
                                           {"source": source_of(number, name)})
                 strong_ones = [f for f in found if f["strength"] == "strong"]
                 self.assertEqual(strong_ones, [], f"ch{number} {name}")
+
+
+class RefusedByOtherLimits(unittest.TestCase):
+    """Rule 43: a launch refused for a grid dimension or for registers,
+    with its block within 1024 threads; near misses stay quiet."""
+    ROWS = "_Z11number_rowsPii"  # number_rows(int *, int)
+
+    def launch(self, grid, block=(32, 1, 1), error=None):
+        calls = Calls().malloc(DEV, 1 << 23)
+        fields = {"result": 1, "error": error} if error else {}
+        calls.launch(self.ROWS, [(8, DEV), (4, 64)], grid=grid,
+                     block=block)
+        calls.calls[-1].update(fields)
+        return calls.sync().copy(HOST, DEV, 1 << 23, 2, "pageable", "device")
+
+    def test_grid_y_above_65535(self):
+        refused = self.launch((1, 65536, 1), error="cudaErrorInvalidValue")
+        self.assertEqual(strong(refused), ["43"])
+        # The fixed program's shape: grid.y at the limit, launched.
+        self.assertEqual(strong(self.launch((1, 65535, 1))), [])
+
+    def test_grid_z_and_x(self):
+        self.assertEqual(strong(self.launch(
+            (1, 1, 65536), error="cudaErrorInvalidValue")), ["43"])
+        self.assertEqual(strong(self.launch(
+            (2 ** 31, 1, 1), error="cudaErrorInvalidValue")), ["43"])
+
+    def test_too_many_registers(self):
+        refused = self.launch((4, 1, 1), (1024, 1, 1),
+                              "cudaErrorLaunchOutOfResources")
+        self.assertEqual(strong(refused), ["43"])
+        # Refused for another reason (no kernel image): not this rule's.
+        other = self.launch((4, 1, 1), (1024, 1, 1),
+                            "cudaErrorNoKernelImageForDevice")
+        self.assertNotIn("43", strong(other))
+
+    def test_a_block_too_large_is_chapter_14s(self):
+        refused = self.launch((2, 1, 1), (2048, 1, 1),
+                              "cudaErrorInvalidValue")
+        self.assertEqual(strong(refused), ["14"])
 
 
 if __name__ == "__main__":

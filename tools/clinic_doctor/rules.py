@@ -185,9 +185,11 @@ def launches_writing(p, alloc, before):
             if c.get("n", 0) < before]
 
 
-def rule_08(p, context):
+def rule_08(p, context, library=False):
     """A kernel on a non-blocking stream writes a buffer that a copy in
-    another stream then reads, with nothing ordering the two."""
+    another stream then reads, with nothing ordering the two. A copy in a
+    non-blocking stream of a kernel in another kind of stream is chapter
+    38's (<library>: rule_38)."""
     for call in p.calls:
         if call.get("op") != "copy" or call.get("kind") not in (2, 3, 4):
             continue
@@ -204,8 +206,11 @@ def rule_08(p, context):
                        for v in given):
                 continue  # the kernel was given another part of the buffer
             if not p.ordered(launch["n"], k_stream, n, stream):
+                if handed_over(p, k_stream, stream) != library:
+                    continue
                 return [finding(
-                    "08", f"{kernels.display_name(launch)} runs in stream "
+                    "38" if library else "08",
+                    f"{kernels.display_name(launch)} runs in stream "
                     f"{hex(k_stream)} (flags {p.flags.get(k_stream, 0)}) "
                     f"and a copy in stream {hex(stream)} reads its buffer "
                     "with no wait between them", [launch, call])]
@@ -398,6 +403,8 @@ def rule_20(p, context):
     for call in p.calls:
         if call.get("op") != "copy" or call.get("symbol"):
             continue  # a symbol's address is no allocation's
+        if call.get("result") and made_arrays(p):
+            continue  # a cudaArray_t refused by a plain copy: chapter 35
         if call.get("kind") in (1, 2) and "device" in (
                 true_class(p, call, "dst"), true_class(p, call, "src")) and (
                 true_class(p, call, "dst") != true_class(p, call, "src")):
@@ -621,10 +628,48 @@ def rule_32_33(p, context):
     return []
 
 
+# The calls that make a CUDA array: the handle they return is no address.
+ARRAY_CALLS = re.compile(r"^(cudaMalloc(3D|Mipmapped)?Array|"
+                         r"cuArray(3D)?Create|cuMipmappedArrayCreate)")
+
+
+def made_arrays(p):
+    """The first successful call that made a CUDA array, or None."""
+    return next((c for c in p.calls if ARRAY_CALLS.match(c.get("api", ""))
+                 and not c.get("result")), None)
+
+
+def rule_35(p, context):
+    """A plain copy refused whose device side belongs to no allocation, in
+    a process that made CUDA arrays: a cudaArray_t handed to cudaMemcpy,
+    which takes addresses (the trace cannot see a handle's value, only
+    that such a call was made)."""
+    made = made_arrays(p)
+    if not made:
+        return []
+    for call in p.calls:
+        if call.get("op") != "copy" or call.get("symbol") or not call.get(
+                "result"):
+            continue
+        n = call.get("n", 0)
+        for side, address in device_side(call):
+            if address and not p.owner(address, n) and not p.freed_owner(
+                    address, n):
+                return [finding(
+                    "35", f"{call.get('api')} was refused "
+                    f"({call.get('error')}): its {side} {hex(address)} "
+                    f"belongs to no allocation, and the program made CUDA "
+                    f"arrays ({made.get('api')}): a cudaArray_t is a "
+                    "handle, not an address; copy with cudaMemcpy2DToArray "
+                    "or cudaMemcpy2DFromArray", [made, call])]
+    return []
+
+
 # In the order a finding goes first when two fit: 07 before 06.
 RULES = (rule_02, rule_07, rule_06, rule_03, rule_01, rule_04, rule_08,
          rule_10, rule_12, rule_14, rule_17, rule_18, rule_19, rule_20,
-         rule_25, rule_26, rule_29, rule_31, rule_32_33, rule_06_unread)
+         rule_25, rule_26, rule_29, rule_31, rule_32_33, rule_06_unread,
+         rule_35)
 
 
 def process_findings(process, context):
@@ -671,3 +716,76 @@ def trace_findings(trace, context, python_rules=None):
             found += [dict(f, source="pylaunch")
                       for f in python_rules(process["records"])]
     return found
+
+
+def handed_over(p, k_stream, stream):
+    """The copy runs in a non-blocking stream and the kernel does not: the
+    buffer went to code with a stream of its own (a library's)."""
+    return bool(p.flags.get(stream, 0) & 0x1) and not (
+        p.flags.get(k_stream, 0) & 0x1)
+
+
+def rule_38(p, context):
+    """Chapter 08's race the other way round: a kernel in the caller's
+    stream writes a buffer, and a copy in a non-blocking stream, a
+    library's own, reads it with nothing ordering the two: the pointer was
+    handed over before the kernel was done."""
+    return rule_08(p, context, library=True)
+
+
+RULES = RULES + (rule_38,)
+# The largest grid a launch may have, x, y, z, on every GPU CUDA 13
+# supports (Programming Guide, "Features and Technical Specifications").
+MAX_GRID = (2 ** 31 - 1, 65535, 65535)
+
+
+def rule_43(p, context):
+    """A refused launch whose block is within 1024 threads (that is rule
+    14's): a grid dimension above its maximum, or a block with more
+    threads than the kernel's registers allow (out of resources)."""
+    for call in p.calls:
+        if call.get("op") != "launch" or not call.get("result"):
+            continue
+        error = str(call.get("error", call["result"]))
+        grid = [int(v) for v in call.get("grid") or []]
+        over = [f"grid.{axis} = {size}" for axis, size, top in
+                zip("xyz", grid, MAX_GRID) if size > top]
+        if over:
+            return [finding(
+                "43", f"{kernels.display_name(call)} was launched with "
+                f"{', '.join(over)}, above the limit (x 2^31 - 1, y and z "
+                f"65535): the launch was refused ({error})", [call])]
+        if re.search(r"OutOfResources|OUT_OF_RESOURCES", error):
+            block = 1
+            for size in call.get("block") or []:
+                block *= max(int(size), 1)
+            return [finding(
+                "43", f"the launch of {kernels.display_name(call)} with "
+                f"{block} threads per block was refused ({error}): "
+                "the kernel needs more registers than a block that size "
+                "can have", [call])]
+    return []
+
+
+RULES += (rule_43,)
+    return explained_by_launch_check(found)
+
+
+DEVICES = re.compile(r"runs on device (\d+)\b.*\bgiven memory (?:of|on) "
+                     r"device (\d+)")
+
+
+def explained_by_launch_check(found):
+    """Drops the trace's 33 for a launch on device D given device O's
+    memory when the Python launch check names 32 for the same pair: the
+    check saw the program launch a raw kernel on the current device with
+    a tensor or array it had placed on the other, and a library that
+    switches devices for each allocation (PyTorch's device guard) makes
+    the trace look like memory placed on purpose."""
+    pairs = {DEVICES.search(f["summary"]).groups() for f in found
+             if f.get("source") == "pylaunch" and f["chapter"] == "32"
+             and DEVICES.search(f["summary"])}
+    return [f for f in found if not (
+        f["chapter"] == "33" and f.get("source") != "pylaunch"
+        and DEVICES.search(f["summary"])
+        and DEVICES.search(f["summary"]).groups() in pairs)]

@@ -7,7 +7,11 @@
   30  a non-contiguous or Fortran-order array, or the data_ptr() of a
       non-contiguous tensor, handed to a raw kernel (which gets only the
       address of the first element);
-  32  an array on another device than the one the kernel runs on.
+  32  an array on another device than the one the kernel runs on;
+  09  a host tensor read (numpy(), item(), print) while the non_blocking
+      copy that fills it is still queued (a pyasync record);
+  19  a pinned host tensor written while the non_blocking copy that reads
+      it is still queued (likewise).
 
 What each library sends for a scalar decides rule 29 (the check writes it
 as the argument's "dtype"): CuPy passes a Python int as int64 and a Python
@@ -262,6 +266,56 @@ _RULES = (("29", _check_29), ("30", _check_30), ("32", _check_32),
           ("16", _check_16))
 
 
+def _async_finding(rec):
+    """(chapter, summary) of a pyasync record, or None."""
+    copy = rec.get("copy") or {}
+    if rec.get("access") == "read" and copy.get("dir") == "d2h":
+        return ("09", "the host read a tensor (%s at %s) that a "
+                "non_blocking copy to the host (%s at %s) had not filled "
+                "yet: the copy is only queued when the call returns, and "
+                "nothing waited for its stream (synchronize(), an event) "
+                "before the read" % (rec.get("op"), rec.get("where"),
+                                     copy.get("op"), copy.get("where")))
+    if rec.get("access") == "write" and copy.get("dir") == "h2d":
+        return ("19", "the host wrote into a pinned tensor (%s at %s) that "
+                "a queued non_blocking copy to the device (%s at %s) had "
+                "not read yet: the copy reads its source only when its turn "
+                "on the stream comes" % (rec.get("op"), rec.get("where"),
+                                         copy.get("op"), copy.get("where")))
+    return None
+
+
+def async_findings(records):
+    """Findings from the pyasync records, one per copy and line."""
+    out, seen = [], set()
+    for rec in records:
+        if not isinstance(rec, dict) or rec.get("ev") != "pyasync":
+            continue
+        try:
+            hit = _async_finding(rec)
+        except (TypeError, AttributeError):
+            hit = None
+        key = hit and (hit[0], rec.get("where"),
+                       (rec.get("copy") or {}).get("where"))
+        if hit is None or key in seen:
+            continue
+        seen.add(key)
+        copy = rec["copy"]
+        out.append({"chapter": hit[0],
+                    "summary": hit[1][0].upper() + hit[1][1:] + ".",
+                    "evidence": [
+                        "py#%s torch %s at %s: %d bytes, %s, on device %s"
+                        % (rec.get("n"), copy.get("op"), copy.get("where"),
+                           copy.get("bytes") or 0,
+                           "device to host" if copy.get("dir") == "d2h"
+                           else "host to device", copy.get("device")),
+                        "py#%s %s of the host tensor at %s, before the "
+                        "copy's stream reached it" % (
+                            rec.get("n"), rec.get("op"), rec.get("where"))],
+                    "strength": "strong"})
+    return out
+
+
 def findings(records):
     """Findings ({"chapter", "summary", "evidence", "strength"}) from the
     records of the launch check, in the order they first happened; the
@@ -310,7 +364,7 @@ def findings(records):
                 seen.add(key)
         for key in seen:
             groups[key]["count"] += 1
-    out = []
+    out = async_findings(records)
     for key in order:
         f = groups[key]
         count = f.pop("count")

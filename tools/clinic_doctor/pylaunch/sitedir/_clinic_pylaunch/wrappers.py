@@ -13,7 +13,7 @@ import os
 import sys
 import weakref
 
-from . import csig
+from . import asynccopy, csig
 from .describe import FORMAT_DTYPES, describe
 
 _OWN_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -40,6 +40,41 @@ def passthrough(check, orig, before):
         pass
     wrapper.__clinic_wrapped__ = True
     return wrapper
+
+
+def wrap_method(check, cls, name, before, after):
+    """Replaces cls.name by a method that calls before(self, args, kwargs)
+    first and after(self, result, args, kwargs) once it has returned, each
+    guarded; what it wraps is called exactly once and its result returned,
+    its exceptions let through."""
+    orig = getattr(cls, name, None)
+    if orig is None or getattr(orig, "__clinic_wrapped__", False):
+        return
+
+    def method(self, *args, **kwargs):
+        if before is not None:
+            try:
+                before(self, args, kwargs)
+            except Exception:
+                check.failed()
+        try:
+            result = orig(self, *args, **kwargs)
+        except BaseException as e:
+            e.__traceback__ = e.__traceback__.tb_next  # not this frame
+            raise
+        if after is not None:
+            try:
+                after(self, result, args, kwargs)
+            except Exception:
+                check.failed()
+        return result
+
+    try:
+        functools.update_wrapper(method, orig)
+    except Exception:
+        pass
+    method.__clinic_wrapped__ = True
+    setattr(cls, name, method)
 
 
 def _format_dtypes(fmt):
@@ -531,3 +566,8 @@ def patch_torch(check, torch):
     data_ptr.__clinic_wrapped__ = True
     tensor.data_ptr = data_ptr
     check.wrapped("torch", torch)
+    try:
+        asynccopy.patch(check, torch, lambda cls, name, before, after:
+                        wrap_method(check, cls, name, before, after))
+    except Exception:
+        check.failed()
