@@ -605,8 +605,7 @@ def source_of(number, name):
 # nothing strong (docs/doctor.md says why they have no rule).
 RULE_CHAPTERS = {"01", "02", "03", "04", "06", "07", "08", "09", "10", "12",
                  "14", "17", "18", "19", "20", "25", "26", "29", "31", "32",
-                 "33", "38"}
-                 "33", "43"}
+                 "33", "38", "43"}
 
 
 # Broken programs whose recorded trace does not name their chapter first,

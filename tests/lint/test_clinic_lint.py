@@ -1031,7 +1031,7 @@ MUTANTS = [
      "for variant programs", " and\n                      f not in shared)",
      ")"),
     ("cupy_diff_skipped", "the CuPy twins' fix not measured",
-     ',\n             ("broken_cupy.py", "fixed_cupy.py"))', ")"),
+     '\n             ("broken_cupy.py", "fixed_cupy.py"),', ""),
     ("twin_docstring_counted", "a twin's opening docstring in the diff",
      "opening = opening_docstring_end if python else opening_comment_end",
      "opening = opening_comment_end"),

@@ -715,7 +715,7 @@ def trace_findings(trace, context, python_rules=None):
         for process in trace.get("py", []):
             found += [dict(f, source="pylaunch")
                       for f in python_rules(process["records"])]
-    return found
+    return explained_by_launch_check(found)
 
 
 def handed_over(p, k_stream, stream):
@@ -768,7 +768,6 @@ def rule_43(p, context):
 
 
 RULES += (rule_43,)
-    return explained_by_launch_check(found)
 
 
 DEVICES = re.compile(r"runs on device (\d+)\b.*\bgiven memory (?:of|on) "
