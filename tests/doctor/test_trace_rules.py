@@ -624,6 +624,14 @@ GAPS = {
     "(torch.cuda.synchronize() after the read)",
     ("29", "broken_torch.py"): "the same as broken.py: the Python launch "
     "check names 29 (the data_ptr() of a float64 tensor)",
+    ("09", "broken_numba.py"): "the same late wait as the C program's "
+    "(s.synchronize() after the read)",
+    ("12", "broken_numba.py"): "a Numba kernel's name gives its arrays as "
+    "Numba's own Array<...> structs, not pointers with an element size, "
+    "so rule 12 cannot size the buffer; the source sign (a block count "
+    "made with //) names 12",
+    ("29", "broken_numba.py"): "the same as broken.py: the Python launch "
+    "check names 29 (a float64 array for the signature's float32[:])",
     ("21", "broken.py"): "the trace sees a fault reported late (10); "
     "memcheck sees the failed malloc's NULL access (21)",
     ("27", "broken.py"): "the trace sees a fault reported late (10); "
