@@ -217,6 +217,25 @@ class EachRule(unittest.TestCase):
         both.copy(DEV2, DEV, 4096, 3, "device", "device", STREAM, True)
         self.assertEqual(strong(both.sync("stream", stream=STREAM)), ["08"])
         self.assertNotIn("38", strong(self.nonblocking(False)))
+        # a copy to the host in a non-blocking stream (PyTorch's t.cpu()
+        # in a side stream) is the program reading its results: 08
+        home = Calls().malloc(DEV, 4096).add(
+            "cudaStreamCreateWithFlags", op="stream_create", stream=STREAM,
+            flags=1, priority=0)
+        home.launch(SQUARES, [(8, DEV), (4, 1024)])
+        home.copy(PINNED, DEV, 4096, 2, "pinned", "device", STREAM, True)
+        self.assertEqual(strong(home.sync("stream", stream=STREAM)), ["08"])
+
+    def test_08_not_38_for_pytorch_side_streams(self):
+        """PyTorch hands out non-blocking streams: a copy in a stream the
+        program made with torch.cuda.Stream() (its source says so) of a
+        kernel's buffer in the legacy stream is the program's own race,
+        chapter 08, not a buffer handed to a library (38)."""
+        torch = 's = torch.cuda.Stream()\nwith torch.cuda.stream(s):\n'
+        self.assertEqual(strong(self.handed_over(False), torch), ["08"])
+        self.assertEqual(strong(self.handed_over(True), torch), [])
+        self.assertEqual(strong(self.handed_over(False), "s = Stream()"),
+                         ["38"])
 
     def test_09_an_async_readback_never_waited_for(self):
         broken = Calls().malloc(DEV, 4096).malloc(PINNED, 4096, "pinned")
@@ -379,6 +398,28 @@ class EachRule(unittest.TestCase):
                                        "host_where": "heap"})), ["04"])
         self.assertEqual(strong(given({"points_to": "pinned"})), [])
         self.assertEqual(strong(given({})), [])
+
+    def test_04_not_for_a_reference_parameter(self):
+        """A C++ kernel that takes a functor by reference (PyTorch's
+        indexFuncLargeIndex, `ReduceAdd const&`) is given a host address it
+        never dereferences: no finding; the same address as a pointer
+        parameter is one."""
+        def given(signature):
+            calls = Calls().malloc(DEV, 4096).launch(
+                "k", [(16, 0), (8, HOST), (4, 1024)])
+            calls.calls[-1]["kernel_demangled"] = signature
+            calls.calls[-1]["params"][1].update(
+                {"points_to": "host", "host_where": "anon"})
+            return calls
+        by_ref = ("void at::native::k<int, long, (anonymous namespace)::Op>"
+                  "(at::cuda::detail::TensorInfo<int, unsigned int>, "
+                  "at::native::(anonymous namespace)::Op const&, int)")
+        self.assertEqual(strong(given(by_ref)), [])
+        self.assertEqual(strong(given(by_ref.replace("Op const&",
+                                                     "int const*"))), ["04"])
+        self.assertEqual(rules.demangled_types(by_ref), [
+            "at::cuda::detail::TensorInfo<int, unsigned int>",
+            "at::native::(anonymous namespace)::Op const&", "int"])
 
     def test_14_a_refused_block_shape(self):
         broken = Calls().add("cuFuncSetBlockShape", layer="drv", result=1,
@@ -637,6 +678,12 @@ GAPS = {
 }
 
 
+# Chapter 36's rule: a copy that goes on past the end of a buffer that the
+# copies before it filled (kept apart from the set above, which other
+# branches extend too).
+RULE_CHAPTERS = RULE_CHAPTERS | {"36"}
+
+
 def named(found):
     """The chapters a trace's findings name: strong ones first."""
     strong_ones = [f["chapter"] for f in found if f["strength"] == "strong"]
@@ -718,6 +765,50 @@ class RefusedByOtherLimits(unittest.TestCase):
         refused = self.launch((2, 1, 1), (2048, 1, 1),
                               "cudaErrorInvalidValue")
         self.assertEqual(strong(refused), ["14"])
+
+
+class PastTheEndOfAShortBuffer(unittest.TestCase):
+    """Rule 36: copies that walk through a buffer a MiB at a time and go on
+    past its end (its byte count wrapped in 32 bits); near misses stay
+    quiet."""
+    MIB = 1 << 20
+
+    def walk(self, size, chunks, refused_at=None):
+        calls = Calls().malloc(DEV, size).add(
+            "cudaMallocHost", op="alloc", ptr=PINNED, bytes=self.MIB,
+            mem="pinned")
+        for k in range(chunks):
+            more = {}
+            if k == refused_at:
+                more = {"result": 1, "error": "cudaErrorInvalidValue"}
+            inside = k * self.MIB < size
+            calls.copy(DEV + k * self.MIB, PINNED, self.MIB, 1,
+                       dst_mem="device" if inside else "pageable",
+                       src_mem="pinned", **more)
+            if more:
+                break
+        return calls
+
+    def test_the_second_chunk_past_a_one_mib_buffer(self):
+        self.assertEqual(strong(self.walk(self.MIB, 4, refused_at=1)),
+                         ["36"])
+
+    def test_the_whole_buffer_is_quiet(self):
+        # The fixed program's shape: every chunk inside the allocation.
+        self.assertEqual(strong(self.walk(4 * self.MIB, 4)), [])
+
+    def test_a_neighbouring_allocation_is_quiet(self):
+        # The address after the first buffer is a second one's start.
+        calls = self.walk(self.MIB, 1).malloc(DEV + self.MIB, self.MIB)
+        calls.copy(DEV + self.MIB, PINNED, self.MIB, 1, src_mem="pinned")
+        self.assertEqual(strong(calls), [])
+
+    def test_a_lone_pointer_past_the_end_is_not_36(self):
+        # No copy filled the buffer up to its end: nothing walked there.
+        calls = Calls().malloc(DEV, self.MIB)
+        calls.copy(DEV + self.MIB, HOST, 64, 1, dst_mem="pageable",
+                   result=1, error="cudaErrorInvalidValue")
+        self.assertNotIn("36", strong(calls))
 
 
 class NumbaGrid(unittest.TestCase):

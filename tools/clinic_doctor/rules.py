@@ -206,7 +206,8 @@ def rule_08(p, context, library=False):
                        for v in given):
                 continue  # the kernel was given another part of the buffer
             if not p.ordered(launch["n"], k_stream, n, stream):
-                if handed_over(p, k_stream, stream) != library:
+                if handed_over(p, k_stream, stream, call,
+                               context) != library:
                     continue
                 return [finding(
                     "38" if library else "08",
@@ -292,14 +293,57 @@ def rule_12(p, context):
     return []
 
 
+def demangled_types(name):
+    """The parameter types of a demangled kernel name, split at the commas
+    that no <...>, (...) or [...] encloses (template arguments hold
+    commas, and "(anonymous namespace)" parentheses); None when the name
+    has no parameter list."""
+    name = (name or "").rstrip()
+    if not name.endswith(")"):
+        return None
+    depth, start = 0, None
+    for i in range(len(name) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(name[i], 0)
+        if depth == 0:
+            start = i
+            break
+    if start is None:
+        return None
+    types, depth, word = [], 0, ""
+    for ch in name[start + 1:-1]:
+        depth += {"<": 1, "(": 1, "[": 1, ">": -1, ")": -1, "]": -1}.get(
+            ch, 0)
+        if ch == "," and depth == 0:
+            types.append(word.strip())
+            word = ""
+        else:
+            word += ch
+    if word.strip():
+        types.append(word.strip())
+    return types
+
+
+def reference_params(call):
+    """The indices of a launch's parameters declared as references
+    (`Op const&`): a C++ kernel may take an empty functor that way, and the
+    host address it then gets is never dereferenced (PyTorch's indexing
+    kernels take their `ReduceAdd const&` so)."""
+    types = demangled_types(call.get("kernel_demangled"))
+    if not types or len(types) != len(call.get("params") or []):
+        return set()
+    return {i for i, t in enumerate(types) if t.endswith("&")}
+
+
 def rule_04(p, context):
     """A kernel given a host address (the library found the argument in
-    the process's writable host memory, not in any CUDA allocation)."""
+    the process's writable host memory, not in any CUDA allocation); a
+    reference parameter's address is not one (reference_params)."""
     for call in p.calls:
         if call.get("op") != "launch":
             continue
+        refs = reference_params(call)
         for i, param in enumerate(call.get("params") or []):
-            if param.get("points_to") == "host":
+            if param.get("points_to") == "host" and i not in refs:
                 where = param.get("host_where")
                 return [finding(
                     "04", f"{kernels.display_name(call)} is given a host "
@@ -416,7 +460,7 @@ def rule_20(p, context):
             if address and not p.owner(address, n) and not p.freed_owner(
                     address, n) and call.get(f"{side}_mem") in (
                     "unknown", "pageable", None) and not call.get(
-                        f"{side}_base"):
+                        f"{side}_base") and not ends_at(p, address, n):
                 return [finding(
                     "20", f"{call.get('api')}'s {side} {hex(address)} "
                     "belongs to no allocation the program made (a device "
@@ -718,10 +762,23 @@ def trace_findings(trace, context, python_rules=None):
     return explained_by_launch_check(found)
 
 
-def handed_over(p, k_stream, stream):
-    """The copy runs in a non-blocking stream and the kernel does not: the
-    buffer went to code with a stream of its own (a library's)."""
-    return bool(p.flags.get(stream, 0) & 0x1) and not (
+# A program that makes its own side streams with PyTorch: they are
+# non-blocking (torch.cuda.Stream() has flags 1), and work in them is the
+# program's own, not a library's it handed a buffer to.
+OWN_SIDE_STREAMS = re.compile(r"\btorch\.cuda\.(stream|Stream)\(")
+
+
+def handed_over(p, k_stream, stream, call, context=None):
+    """A device-to-device copy runs in a non-blocking stream and the kernel
+    does not: the buffer went on to code with a stream of its own (a
+    library's), unless the program makes such streams itself
+    (OWN_SIDE_STREAMS in its source). A copy to the host in such a stream
+    is the program reading its own results, chapter 08's."""
+    if context and OWN_SIDE_STREAMS.search(context.get("source") or ""):
+        return False
+    to_device = call.get("kind") == 3 or (
+        call.get("kind") == 4 and call.get("dst_mem") in DEVICE_MEM)
+    return to_device and bool(p.flags.get(stream, 0) & 0x1) and not (
         p.flags.get(k_stream, 0) & 0x1)
 
 
@@ -788,6 +845,44 @@ def explained_by_launch_check(found):
         f["chapter"] == "33" and f.get("source") != "pylaunch"
         and DEVICES.search(f["summary"])
         and DEVICES.search(f["summary"]).groups() in pairs)]
+
+
+def ends_at(p, address, n):
+    """The allocation live at call n that ends exactly at <address>: the
+    address is one past its last byte (where the next chunk of a buffer
+    that came out short would go), not a pointer from nowhere."""
+    alloc = p.owner(address - 1, n) if address else None
+    return alloc if alloc and alloc["end"] == address else None
+
+
+def rule_36(p, context):
+    """A copy whose device pointer is the end of an allocation, after
+    copies that filled the allocation up to there: the program goes on
+    past a buffer that is shorter than it thinks (a byte count multiplied
+    in 32 bits wraps past 4 GiB to a small size)."""
+    for call in p.calls:
+        if call.get("op") != "copy" or call.get("symbol"):
+            continue
+        n = call.get("n", 0)
+        for side, address in device_side(call):
+            alloc = ends_at(p, address, n)
+            if not alloc or p.owner(address, n):
+                continue
+            before = [c for c in copies_of(p, alloc) if c.get("n", 0) < n]
+            if not any(number(c.get(side)) + c.get("bytes", 0) == address
+                       for c in before):
+                continue
+            size = alloc["end"] - alloc["base"]
+            return [finding(
+                "36", f"{call.get('api')}'s {side} {hex(address)} is the end "
+                f"of a {size}-byte allocation that the copies before it "
+                "filled: the program goes on past a buffer shorter than it "
+                "thinks; was its byte count computed in 32 bits?",
+                [alloc["call"], before[-1], call])]
+    return []
+
+
+RULES += (rule_36,)
 
 
 # A Numba kernel takes each array as Numba's own struct, which the launch
