@@ -35,8 +35,8 @@ def run():
     want = np.full(BINS, N // BINS, dtype=np.int32)
     dev_values = cuda.to_device(values)
     # One array for the counts, allocated once: Numba frees a dropped array
-    # only later (its deallocation queue), so a new one per batch would be
-    # new memory each time.
+    # only later (its queue of pending deallocations), so with a new one per
+    # batch each batch would get other memory until the queue is flushed.
     dev_counts = cuda.device_array(BINS, dtype=np.int32)
     print("%d batches of %d values, %d of each value from 0 to %d"
           % (BATCHES, N, N // BINS, BINS - 1))

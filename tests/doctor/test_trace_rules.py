@@ -665,6 +665,10 @@ GAPS = {
     "(torch.cuda.synchronize() after the read)",
     ("29", "broken_torch.py"): "the same as broken.py: the Python launch "
     "check names 29 (the data_ptr() of a float64 tensor)",
+    ("09", "broken_numba.py"): "the same late wait as the C program's "
+    "(s.synchronize() after the read)",
+    ("29", "broken_numba.py"): "the same as broken.py: the Python launch "
+    "check names 29 (a float64 array for the signature's float32[:])",
     ("21", "broken.py"): "the trace sees a fault reported late (10); "
     "memcheck sees the failed malloc's NULL access (21)",
     ("27", "broken.py"): "the trace sees a fault reported late (10); "
@@ -805,6 +809,50 @@ class PastTheEndOfAShortBuffer(unittest.TestCase):
         calls.copy(DEV + self.MIB, HOST, 64, 1, dst_mem="pageable",
                    result=1, error="cudaErrorInvalidValue")
         self.assertNotIn("36", strong(calls))
+
+
+class NumbaGrid(unittest.TestCase):
+    """Rule 12 for Numba's launches (rules.numba_arrays): each array is 5 +
+    2 * ndim parameters, its element count the third and its data the
+    fifth; a hint when a one-dimensional grid has fewer threads than an
+    array's elements and the array's allocation holds them all."""
+    MANGLED = "_ZN8__main__7squaresB2v1E5ArrayIiLi1E1C7mutable7alignedE"
+    ARRAY = "Array<int, 1, C, mutable, aligned>"
+
+    def launch(self, grid, block=(256, 1, 1), alloc=4000, scalar=False):
+        params = [(8, 0), (8, 0), (8, 1000), (8, 4), (8, DEV), (8, 1000),
+                  (8, 4)]
+        name = "__main__::squares[abi:v1](%s)" % self.ARRAY
+        if scalar:  # a float32 factor before the array
+            params = [(4, 0x40000000)] + params
+            name = "__main__::squares[abi:v1](float, %s)" % self.ARRAY
+        calls = Calls().malloc(DEV, alloc)
+        calls.launch(self.MANGLED, params, grid=grid, block=block)
+        calls.calls[-1]["kernel_demangled"] = name
+        return calls
+
+    def test_too_few_threads_is_a_hint(self):
+        self.assertEqual(chapters(self.launch((3, 1, 1))), ["12"])
+        self.assertEqual(strong(self.launch((3, 1, 1))), [])
+
+    def test_enough_threads_is_quiet(self):
+        self.assertEqual(chapters(self.launch((4, 1, 1))), [])
+
+    def test_a_scalar_before_the_array_is_one_parameter(self):
+        self.assertEqual(chapters(self.launch((3, 1, 1), scalar=True)),
+                         ["12"])
+
+    def test_near_misses(self):
+        # An allocation smaller than the array says: not a grid problem.
+        self.assertEqual(chapters(self.launch((3, 1, 1), alloc=400)), [])
+        # A two-dimensional block: its threads may each do a row.
+        self.assertEqual(chapters(self.launch((1, 1, 1), (16, 16, 1))), [])
+        # A C kernel's name, or a Numba parameter this cannot size.
+        self.assertEqual(rules.numba_arrays(
+            {"kernel_demangled": "squares(int*, int)"}), [])
+        self.assertEqual(rules.numba_arrays(
+            {"kernel_demangled": "__main__::k[abi:v1](complex64, "
+             + self.ARRAY + ")", "params": []}), [])
 
 
 if __name__ == "__main__":

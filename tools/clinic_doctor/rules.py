@@ -883,3 +883,61 @@ def rule_36(p, context):
 
 
 RULES += (rule_36,)
+
+
+# A Numba kernel takes each array as Numba's own struct, which the launch
+# flattens into 8-byte parameters: meminfo, parent, nitems, itemsize, data,
+# then ndim shapes and ndim strides (numba-cuda's _prepare_args); the
+# demangled name lists it as Array<int, 1, C, mutable, aligned>.
+NUMBA_ARRAY = re.compile(r"^Array<([^,<>]+), (?:\(int\))?(\d+),")
+
+
+def numba_arrays(call):
+    """(nitems, data pointer, element bytes) of each array a Numba kernel
+    was launched with, read from its parameters by the layout above; []
+    for any other kernel, or one with a parameter this cannot size."""
+    m = re.search(r"\]\((.*)\)\s*$", call.get("kernel_demangled") or "")
+    if not m or "Array<" not in m.group(1):
+        return []
+    params, found, i = call.get("params") or [], [], 0
+    texts = re.split(r",\s*(?![^<>]*>)", m.group(1))
+    for text in texts:
+        array = NUMBA_ARRAY.match(text.strip())
+        kind = kernels.demangled_params("(%s)" % (
+            array.group(1) if array else text))
+        if not kind or kind[0]["size"] is None or "complex" in text:
+            return []  # a record, a tuple, a complex: not one parameter
+        if not array:
+            i += 1
+            continue
+        ndim = int(array.group(2))
+        if i + 5 + 2 * ndim > len(params):
+            return []
+        found.append((number(params[i + 2].get("value")),
+                      number(params[i + 4].get("value")), kind[0]["size"]))
+        i += 5 + 2 * ndim
+    return found
+
+
+def rule_12_numba(p, context):
+    """Rule 12 for a one-dimensional Numba launch: fewer threads than the
+    elements of an array it was given, whose allocation holds them all. A
+    hint only: a Numba kernel is given every array's size, a lookup
+    table's as well as its output's."""
+    for call in p.calls:
+        if call.get("op") != "launch" or any(
+                int(v) > 1 for v in list(call.get("grid") or [1])[1:]
+                + list(call.get("block") or [1])[1:]):
+            continue
+        for nitems, data, size in numba_arrays(call):
+            alloc = p.owner(data, call.get("n", 0))
+            if nitems and alloc and nitems > threads(call) and (
+                    alloc["end"] - alloc["base"] >= nitems * size):
+                return [finding(
+                    "12", f"{kernels.display_name(call)} is launched with "
+                    f"{threads(call)} threads for an array of {nitems} "
+                    "elements", [alloc["call"], call], "weak")]
+    return []
+
+
+RULES += (rule_12_numba,)
