@@ -725,7 +725,7 @@ def main():
     os.makedirs(outdir, exist_ok=True)
     shots = shot_list(num)
     listings = [p for p in ("index.html", "symptoms.html", "myths.html",
-                            "pycuda.html", "doctor.html",
+                            "python.html", "doctor.html",
                             "seeds.html") if os.path.isfile(
                                 os.path.join(site, p))]
     listings += ["ch%s.html" % c[:2] for c in chapters]

@@ -388,7 +388,7 @@
   // Instead of Doxygen's "Related Pages" (empty: every page is under the main
   // page). jQuery builds the menu after the DOMContentLoaded listeners run.
   var TABS = [['Chapters', 'chapters.html'], ['By symptom', 'symptoms.html'], ['Myths', 'myths.html'],
-              ['PyCUDA', 'pycuda.html'], ['Doctor', 'doctor.html']];
+              ['Python', 'python.html'], ['Doctor', 'doctor.html']];
   document.addEventListener('DOMContentLoaded', function () {
     var menu = window.menudata;
     if (!menu || !menu.children) return;

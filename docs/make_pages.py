@@ -37,7 +37,7 @@ TWINS = (("PyCUDA", "broken.py", "fixed.py"),
 PROGRAMS = ("broken.cu", "fixed.cu") + tuple(
     x for _, b, f in TWINS for x in (b, f))
 LIBRARY = {x: lib for lib, b, f in TWINS for x in (b, f)}  # twin: library
-FIRST_PAGES = ("symptoms", "myths", "pycuda")
+FIRST_PAGES = ("symptoms", "myths", "python")
 FENCE = re.compile(r" *(```|~~~)")
 HEADING = re.compile(r"(#{1,6}) +(.*[^ ]) *\Z")
 LINK = re.compile(r"(!?)\[([^\]]*)\]\(([^) ]*)\)")
