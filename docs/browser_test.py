@@ -5,7 +5,6 @@ does: click, type or paste, and read what the screen shows.
     browser_test.py --site build/docs/html --screenshots <dir> --root <repo>
                     [--chromium chromium] [--chromedriver chromedriver]
                     [--chapters 01-a,02-b,...] [--part pages|search]
-                    [--timings]
 
 Opens every page reachable from the main page: links, anchors, no literal
 markup or script error; each chapter against its folder (sections, where the
@@ -27,7 +26,6 @@ import os
 import re
 import sys
 import threading
-import time
 import urllib.parse
 
 from selenium import webdriver
@@ -40,23 +38,12 @@ from selenium.webdriver.support.ui import WebDriverWait
 DESKTOP, PHONE, NARROW = (1280, 900), (390, 844), 420
 MARKUP = re.compile(r"\*\*|</?(strong|tt|b|em|code)>|@ref\b|@subpage\b|"
                     r"\\anchor\b|\\htmlonly|\{#[a-z]|`")
-FAILURES, TIMINGS = [], []
+FAILURES = []
 
 
 def fail(msg):
     FAILURES.append(msg)
     print("FAIL: " + msg, flush=True)
-
-
-def timed(fn):
-    @functools.wraps(fn)
-    def run(*args, **kwargs):
-        t = time.monotonic()
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            TIMINGS.append((fn.__name__, time.monotonic() - t))
-    return run
 
 
 def wait(driver, timeout=10):
@@ -238,7 +225,6 @@ def read_page(driver, path, base, site):
     return facts, links
 
 
-@timed
 def crawl(driver, base, site, visit):
     """Opens every page reachable from the main page; visit(path) makes that
     page's other checks in the same visit. Returns {path: facts}, links."""
@@ -492,7 +478,6 @@ SAME = ("2GB", "2 GB", "2 GiB", "2gib")  # one size: the same first result
 LITTLE = ("doesn't", "doesn\u2019t", "does not")  # say too little
 
 
-@timed
 def check_queries(driver, base, chapters, outdir):
     """Queries typed into the main page's box, one after another."""
     open_page(driver, base + "index.html")
@@ -522,7 +507,6 @@ def check_queries(driver, base, chapters, outdir):
     shot(driver, outdir, "search-desktop")
 
 
-@timed
 def check_symptom_search(driver, base):
     """Each row of the symptom index: its longest code term, pasted into the
     box, finds a chapter the row links to; Enter opens the first result."""
@@ -559,7 +543,6 @@ def check_symptom_search(driver, base):
         fail("search: Enter did not open the first result")
 
 
-@timed
 def check_fix_link(driver, base, num):
     """A link to a chapter's Fix section opens its fold."""
     open_page(driver, base + "ch%s.html#ch%s-fix" % (num, num))
@@ -630,7 +613,6 @@ def check_symptom_links(driver, width):
             width, len(off), ", ".join(off[:5])))
 
 
-@timed
 def check_phone(driver, base, pages, outdir, shots):
     """Every page of pages at phone width: listings, sideways scrolling,
     screenshots; then the menu, and the symptom index at 420 px."""
@@ -732,8 +714,6 @@ def main():
     ap.add_argument("--part", choices=("pages", "search"),
                     help="only the crawl, tabs and phone checks (pages) or "
                     "only the search checks (search); both without it")
-    ap.add_argument("--timings", action="store_true",
-                    help="print how long each part took")
     args = ap.parse_args()
     site, outdir = os.path.abspath(args.site), args.screenshots
     if not os.path.isfile(os.path.join(site, "index.html")):
@@ -749,7 +729,6 @@ def main():
                             "seeds.html") if os.path.isfile(
                                 os.path.join(site, p))]
     listings += ["ch%s.html" % c[:2] for c in chapters]
-    started = time.monotonic()
     server, base = serve(site)
     driver = start_browser(args.chromium, args.chromedriver)
     try:
@@ -763,9 +742,6 @@ def main():
     finally:
         driver.quit()
         server.shutdown()
-    if args.timings:
-        for what, seconds in TIMINGS + [("all", time.monotonic() - started)]:
-            print("timing: %-24s %6.1f s" % (what, seconds))
     if FAILURES:
         print("\n%d failure(s)" % len(FAILURES))
         return 1

@@ -624,22 +624,17 @@ def chapter_outputs(site, ch):
             "on a real GPU by the update command (see the main page), and "
             "checked by the chapter's tests on every run: stdout, then stderr"
             " (if any), then how the program ended.\n\n" % ch.id)
-    names = [("", "broken", "fixed")] + [
-        (lib, b, f) for lib, b, f in TWINS if any(
+    groups = [("", ("broken", "fixed"))] + [
+        ("\nThe %s twins:\n\n" % lib, (b, f)) for lib, b, f in TWINS if any(
             site.exists(os.path.join(d, x)) for d in (ch.dir, exp)
-            for x in (b, f, b + ".out", f + ".out"))]
+            for x in (b, f, b + ".out", f + ".out"))] + [
+        ("\n`%s`:\n\n" % v, (v[:-3],)) for v in variants(ch.dir)]
     found = []
-    for lib, b, f in names:
-        text += ("\nThe %s twins:\n\n" % lib if lib else "") + htmlonly(
-            pair(*(outcome_html(site, os.path.join(exp, x + ".out"), x)
-                   for x in (b, f))))
-        found += ["%s: %s" % (x, record_text(site, os.path.join(
-            exp, x + ".out"))) for x in (b, f)]
-    for v in variants(ch.dir):
-        record = os.path.join(exp, v[:-3] + ".out")
-        text += "\n`%s`:\n\n" % v + htmlonly(pair(outcome_html(
-            site, record, v[:-3])))
-        found.append("%s: %s" % (v[:-3], record_text(site, record)))
+    for intro, names in groups:
+        records = [(os.path.join(exp, x + ".out"), x) for x in names]
+        text += intro + htmlonly(pair(*(outcome_html(site, r, x)
+                                        for r, x in records)))
+        found += ["%s: %s" % (x, record_text(site, r)) for r, x in records]
     site.entry("%s.html#%s-recorded-output" % (ch.id, ch.id), ch.title,
                "Recorded output", re.sub(r"\s+", " ", " ".join(found)))
     return text
