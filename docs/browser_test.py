@@ -653,29 +653,6 @@ def check_phone(driver, base, pages, outdir, shots):
     set_viewport(driver, DESKTOP)
 
 
-def visitor(driver, root, chapters, outdir, shots, listings):
-    """The checks made at desktop width in the crawl's visit of a page."""
-    chapters = {"ch%s.html" % c[:2]: c for c in chapters}
-
-    def visit(path, facts):
-        if path == "symptoms.html":
-            check_symptom_links(driver, DESKTOP[0])
-        if path in chapters:
-            check_chapter(driver, root, chapters[path], facts)
-            if path == min(chapters):
-                check_theme(driver, path)
-            if path == max(chapters):
-                check_navtree(driver, path)
-        for name, anchor in shots.get(path, []):
-            scroll_shot(driver, outdir, name + "-desktop", anchor)
-        if path in listings:
-            check_listings(driver, path, phone=False)
-        if path == "index.html":
-            check_main_page(driver)
-            check_navtree(driver, path)
-    return visit
-
-
 def shot_list(num):
     """{page: [(screenshot name, anchor scrolled to)]}."""
     ch = "ch%s.html" % num
@@ -691,16 +668,34 @@ def shot_list(num):
 
 
 def check_pages(driver, base, site, args, chapters, shots, listings):
-    """The crawl with each page's checks, the top tabs, the phone widths."""
-    visit = visitor(driver, args.root, chapters, args.screenshots, shots,
-                    listings)
+    """The crawl, with the checks made at desktop width in each page's
+    visit; the top tabs; the phone widths."""
+    chapters = {"ch%s.html" % c[:2]: c for c in chapters}
+    outdir = args.screenshots
+
+    def visit(path, facts):
+        if path == "symptoms.html":
+            check_symptom_links(driver, DESKTOP[0])
+        if path in chapters:
+            check_chapter(driver, args.root, chapters[path], facts)
+            if path == min(chapters):
+                check_theme(driver, path)
+            if path == max(chapters):
+                check_navtree(driver, path)
+        for name, anchor in shots.get(path, []):
+            scroll_shot(driver, outdir, name + "-desktop", anchor)
+        if path in listings:
+            check_listings(driver, path, phone=False)
+        if path == "index.html":
+            check_main_page(driver)
+            check_navtree(driver, path)
     pages = crawl(driver, base, site, visit)
-    for path in dict.fromkeys(listings + list(shots)):
+    wanted = list(dict.fromkeys(listings + list(shots)))
+    for path in wanted:
         if path not in pages:
             fail("%s: not reachable from the main page" % path)
     check_tabs(driver, base, pages)
-    check_phone(driver, base, list(dict.fromkeys(listings + list(shots))),
-                args.screenshots, shots)
+    check_phone(driver, base, wanted, outdir, shots)
 
 
 def main():
