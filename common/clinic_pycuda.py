@@ -84,18 +84,26 @@ def one_line(e):
     return " ".join(str(e).split())
 
 
+def import_or_skip(module, name, pip):
+    """<module>, imported; exits 77 with `<name> is not installed for ...`
+    or `<name> cannot be imported: ...` when it cannot be, the words the
+    harness counts as the library missing (tests/drivers/clinic_driver.py)."""
+    import importlib
+    import importlib.util
+    if importlib.util.find_spec(module.split(".")[0]) is None:
+        skip("%s is not installed for %s (pip install %s)"
+             % (name, sys.executable, pip))
+    try:
+        return importlib.import_module(module)
+    except Exception as e:  # a broken install, a CUDA library missing
+        skip("%s cannot be imported: %s" % (name, one_line(e)))
+
+
 def require_cupy_or_skip():
     """The CuPy twins' require_gpu_or_skip(): exits 77 with the reason when
     CuPy, the driver or a device is missing. The harness counts the first two
     reasons as a missing `cupy`, the others as a missing GPU."""
-    import importlib.util
-    if importlib.util.find_spec("cupy") is None:
-        skip("CuPy is not installed for %s (pip install cupy-cuda13x)"
-             % sys.executable)
-    try:
-        import cupy
-    except Exception as e:  # a broken install, a CUDA library missing
-        skip("CuPy cannot be imported: %s" % one_line(e))
+    cupy = import_or_skip("cupy", "CuPy", "cupy-cuda13x")
     try:
         count = cupy.cuda.runtime.getDeviceCount()
     except Exception as e:  # no driver, a driver too old, no device
@@ -107,14 +115,7 @@ def require_cupy_or_skip():
 def require_torch_or_skip():
     """The PyTorch twins' require_gpu_or_skip() (broken_torch.py,
     fixed_torch.py): exits 77 when PyTorch or a CUDA device is missing."""
-    import importlib.util
-    if importlib.util.find_spec("torch") is None:
-        skip("PyTorch is not installed for %s (pip install torch)"
-             % sys.executable)
-    try:
-        import torch
-    except Exception as e:
-        skip("PyTorch cannot be imported: %s" % one_line(e))
+    torch = import_or_skip("torch", "PyTorch", "torch")
     if not torch.cuda.is_available():
         skip("PyTorch sees no CUDA device (torch.cuda.is_available() is "
              "False)")
@@ -125,17 +126,10 @@ def require_numba_or_skip():
     fixed_numba.py): exits 77 when Numba's CUDA target or a device is
     missing. numba 0.68 fails to import with numpy 2.5 (no np.row_stack):
     requirements.txt pins a numpy it imports with."""
-    import importlib.util
-    if importlib.util.find_spec("numba") is None:
-        skip("Numba is not installed for %s (pip install -r "
-             "requirements.txt)" % sys.executable)
     # The lessons' grids are small on purpose: Numba's warning that they
     # leave the GPU idle would be noise in every record.
     os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
-    try:
-        from numba import cuda
-    except Exception as e:  # numba older than the installed numpy
-        skip("Numba cannot be imported: %s" % one_line(e))
+    cuda = import_or_skip("numba.cuda", "Numba", "-r requirements.txt")
     if not cuda.is_available():
         skip("Numba sees no CUDA device (numba.cuda.is_available() is "
              "False)")

@@ -709,13 +709,6 @@ def rule_35(p, context):
     return []
 
 
-# In the order a finding goes first when two fit: 07 before 06.
-RULES = (rule_02, rule_07, rule_06, rule_03, rule_01, rule_04, rule_08,
-         rule_10, rule_12, rule_14, rule_17, rule_18, rule_19, rule_20,
-         rule_25, rule_26, rule_29, rule_31, rule_32_33, rule_06_unread,
-         rule_35)
-
-
 def process_findings(process, context):
     """Every rule's findings for one traced process."""
     p = Process(process["calls"])
@@ -790,7 +783,6 @@ def rule_38(p, context):
     return rule_08(p, context, library=True)
 
 
-RULES = RULES + (rule_38,)
 # The largest grid a launch may have, x, y, z, on every GPU CUDA 13
 # supports (Programming Guide, "Features and Technical Specifications").
 MAX_GRID = (2 ** 31 - 1, 65535, 65535)
@@ -822,9 +814,6 @@ def rule_43(p, context):
                 "the kernel needs more registers than a block that size "
                 "can have", [call])]
     return []
-
-
-RULES += (rule_43,)
 
 
 DEVICES = re.compile(r"runs on device (\d+)\b.*\bgiven memory (?:of|on) "
@@ -882,9 +871,6 @@ def rule_36(p, context):
     return []
 
 
-RULES += (rule_36,)
-
-
 # A Numba kernel takes each array as Numba's own struct, which the launch
 # flattens into 8-byte parameters: meminfo, parent, nitems, itemsize, data,
 # then ndim shapes and ndim strides (numba-cuda's _prepare_args); the
@@ -940,4 +926,10 @@ def rule_12_numba(p, context):
     return []
 
 
-RULES += (rule_12_numba,)
+# Every rule process_findings() applies (rule_09 apart: it needs to know
+# whether the trace is complete), in the order a finding goes first when two
+# fit: 07 before 06.
+RULES = (rule_02, rule_07, rule_06, rule_03, rule_01, rule_04, rule_08,
+         rule_10, rule_12, rule_14, rule_17, rule_18, rule_19, rule_20,
+         rule_25, rule_26, rule_29, rule_31, rule_32_33, rule_06_unread,
+         rule_35, rule_38, rule_43, rule_36, rule_12_numba)
