@@ -675,6 +675,10 @@ GAPS = {
     "memcheck sees the wrapped index (27)",
     ("35", "broken_cupy.py"): "the trace sees a fault reported late (10); "
     "memcheck sees the misaligned surface store (35)",
+    ("32", "broken_torch.py"): "PyTorch allocates the cuda:1 tensor under "
+    "a device guard, which reads as memory placed on purpose (33): the "
+    "Python launch check names 32 (a tensor's data_ptr() on another device "
+    "than the launch's)",
 }
 
 

@@ -17,10 +17,13 @@ from .runs import result_transcript as transcript
 
 SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".c", ".h", ".py")
 KEEP_HEAD, KEEP_TAIL = 64 * 1024, 16 * 1024  # what of an output is read back
-NO_IMAGE_ERRORS = (
+NO_IMAGE_ERRORS = (  # the runtime's names, then the driver's (PyCUDA)
     "cudaErrorNoKernelImageForDevice",
     "cudaErrorUnsupportedPtxVersion",
     "cudaErrorInvalidKernelImage",
+    "CUDA_ERROR_NO_BINARY_FOR_GPU",
+    "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
+    "no kernel image is available",
 )
 
 

@@ -175,7 +175,23 @@ def store(src, dest, cap):
             f.writelines(trim(lines, cap))
     summary = os.path.join(src, "summary.json")
     if os.path.exists(summary):
-        shutil.copyfile(summary, os.path.join(dest, "summary.json"))
+        merge_summary(summary, os.path.join(dest, "summary.json"))
+
+
+def merge_summary(src, dest):
+    """Writes dest's rows with src's in place of those of the same
+    programs: a run of a few chapters keeps the others' rows."""
+    with open(src) as f:
+        new = json.load(f)
+    old = []
+    if os.path.exists(dest):
+        with open(dest) as f:
+            old = json.load(f)
+    done = {(r["chapter"], r["program"]) for r in new}
+    rows = [r for r in old if (r["chapter"], r["program"]) not in done]
+    rows = sorted(rows + new, key=lambda r: (r["chapter"], r["program"]))
+    with open(dest, "w") as f:
+        json.dump(rows, f, indent=1)
 
 
 def main():
