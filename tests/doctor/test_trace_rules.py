@@ -859,5 +859,27 @@ class NumbaGrid(unittest.TestCase):
              + self.ARRAY + ")", "params": []}), [])
 
 
+class StoringTraces(unittest.TestCase):
+    """record_traces.py --store of a run that recorded a few chapters keeps
+    the summary rows of the others (it once replaced the whole file)."""
+
+    def test_a_partial_run_keeps_the_other_rows(self):
+        sys.path.insert(0, str(ROOT / "tools" / "trace"))
+        import record_traces
+        with tempfile.TemporaryDirectory() as work:
+            old, new = Path(work, "store.json"), Path(work, "run.json")
+            old.write_text(json.dumps([
+                {"chapter": "01", "program": "broken", "lines": 1},
+                {"chapter": "35", "program": "broken", "lines": 1}]))
+            new.write_text(json.dumps([
+                {"chapter": "35", "program": "broken", "lines": 2},
+                {"chapter": "35", "program": "fixed", "lines": 2}]))
+            record_traces.merge_summary(str(new), str(old))
+            rows = {(r["chapter"], r["program"]): r["lines"]
+                    for r in json.loads(old.read_text())}
+        self.assertEqual(rows, {("01", "broken"): 1, ("35", "broken"): 2,
+                                ("35", "fixed"): 2})
+
+
 if __name__ == "__main__":
     unittest.main()
