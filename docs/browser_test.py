@@ -1,20 +1,13 @@
 #!/usr/bin/env python3
 """browser_test.py -- use the built docs site in headless Chromium as a reader
-does: click, type or paste, and read what the screen shows.
-
-    browser_test.py --site build/docs/html --screenshots <dir> --root <repo>
-                    [--chromium chromium] [--chromedriver chromedriver]
-                    [--chapters 01-a,02-b,...] [--part pages|search]
+does: click, type or paste, and read what the screen shows (see --help).
 
 Opens every page reachable from the main page: links, anchors, no literal
-markup or script error; each chapter against its folder (sections, where the
-bug is, diff, recorded outputs, Fix folded); the navigation tree, the top
-tabs and the phone menu; the search, typed and pasted; listings and phone
-widths. --part runs half of it (pages: the crawl, tabs and phone widths;
-search: the queries, the symptom terms and the Fix link), so that the two
-halves can run side by side (docs.browser.pages, docs.browser.search).
-Waits on conditions, never fixed sleeps. Exit status 0 when all is
-well, 1 with the failures listed. (Debian 12: apt-get install chromium
+markup or script error; each chapter against its folder; the navigation tree,
+the top tabs and the phone menu; the search, typed and pasted; listings and
+phone widths. --part runs half of it, so that the halves run side by side.
+Waits on conditions, never fixed sleeps. Exit status 0 when all is well, 1
+with the failures listed. (Debian 12: apt-get install chromium
 chromium-driver python3-selenium)
 """
 
@@ -65,13 +58,12 @@ def serve(site):
 def start_browser(chromium, chromedriver):
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu",
-                "--disable-dev-shm-usage", "--hide-scrollbars",
-                "--force-color-profile=srgb", "--lang=en-US",
-                "--window-size=%d,%d" % DESKTOP, "--disable-extensions",
-                "--disable-background-networking", "--disable-sync",
-                "--disable-component-update", "--no-first-run"):
-        options.add_argument(arg)
+    for arg in ("headless=new no-sandbox disable-gpu disable-dev-shm-usage "
+                "hide-scrollbars force-color-profile=srgb lang=en-US "
+                "window-size=%d,%d disable-extensions disable-sync "
+                "disable-background-networking disable-component-update "
+                "no-first-run" % DESKTOP).split():
+        options.add_argument("--" + arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(chromedriver), options=options)
     driver.set_script_timeout(90)
@@ -85,59 +77,49 @@ def set_viewport(driver, size, mobile=False):
 
 
 # Helpers run in the page: how many animations run (jQuery's, and CSS's that
-# end), waiting for a condition every 10 ms, and whether an element shows.
+# end), a promise of a condition (tried every 10 ms), of two frames, whether
+# an element shows, the elements a selector finds.
 HELPERS_JS = r"""
-function running() {
-  var n = window.jQuery && jQuery.timers ? jQuery.timers.length : 0;
-  (document.getAnimations ? document.getAnimations() : []).forEach(
-    function (a) {
-      var end = a.effect ? a.effect.getComputedTiming().endTime : 0;
-      if (a.playState === 'running' && isFinite(end)) n++;
-    });
-  return n;
-}
-function until(test, ms, then) {
-  var end = performance.now() + ms;
+const running = () => (window.jQuery && jQuery.timers ? jQuery.timers.length
+  : 0) + document.getAnimations().filter(a => a.playState === 'running' &&
+  isFinite(a.effect ? a.effect.getComputedTiming().endTime : 0)).length;
+const until = (test, ms) => new Promise(done => {
+  const end = performance.now() + ms;
   (function look() {
-    var ok = false;
+    let ok = false;
     try { ok = test(); } catch (e) {}
-    if (ok || performance.now() > end) then(ok); else setTimeout(look, 10);
+    if (ok || performance.now() > end) done(ok); else setTimeout(look, 10);
   })();
-}
-function frames(then) {
-  requestAnimationFrame(function () { requestAnimationFrame(then); });
-}
-function shows(e) {
-  var r = e.getBoundingClientRect(), s = getComputedStyle(e);
+});
+const frames = () => new Promise(
+  then => requestAnimationFrame(() => requestAnimationFrame(then)));
+const shows = e => {
+  const r = e.getBoundingClientRect(), s = getComputedStyle(e);
   return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' &&
          !e.closest('[hidden], details:not([open]) > :not(summary)');
-}
+};
+const done = arguments[arguments.length - 1];
+const all = s => [...document.querySelectorAll(s)];
 """
 # The page loaded, jQuery's ready handlers run, the navigation tree filled
 # and (within 3 s) synced, no animation running with settle, two frames.
 READY_JS = HELPERS_JS + r"""
-var limit = arguments[0] * 1000, settle = arguments[1];
-var done = arguments[arguments.length - 1], out = {loaded: false};
-var tree = function () { return document.getElementById('nav-tree'); };
-until(function () { return document.readyState === 'complete'; }, limit,
-  function (ok) {
-    out.loaded = ok;
-    if (!ok) return done(out);
-    var ran = !window.jQuery;
-    if (window.jQuery) jQuery(function () { ran = true; });
-    until(function () { return ran; }, limit, function () {
-      until(function () {
-        return !tree() || tree().querySelectorAll('a[href]').length > 1;
-      }, limit, function (ok) {
-        out.tree = ok;
-        until(function () { return !tree() || tree().querySelector(
-          '#selected'); }, 3000, function () {
-          until(function () { return !settle || !running(); }, limit,
-                function () { frames(function () { done(out); }); });
-        });
-      });
-    });
-  });
+const limit = arguments[0] * 1000, settle = arguments[1];
+const tree = () => document.getElementById('nav-tree');
+(async () => {
+  const out = {loaded: await until(
+    () => document.readyState === 'complete', limit)};
+  if (!out.loaded) return done(out);
+  let ran = !window.jQuery;
+  if (window.jQuery) jQuery(() => { ran = true; });
+  await until(() => ran, limit);
+  out.tree = await until(
+    () => !tree() || tree().querySelectorAll('a[href]').length > 1, limit);
+  await until(() => !tree() || tree().querySelector('#selected'), 3000);
+  await until(() => !settle || !running(), limit);
+  await frames();
+  done(out);
+})();
 """
 
 
@@ -150,10 +132,8 @@ def wait_ready(driver, settle=False):
 
 
 def settle(driver):
-    driver.execute_async_script(
-        HELPERS_JS + "var done = arguments[0];"
-        "until(function () { return !running(); }, 10000, function () {"
-        " frames(function () { done(true); }); });")
+    driver.execute_async_script(HELPERS_JS + "until(() => !running(), 10000)"
+                                ".then(frames).then(done);")
 
 
 def open_page(driver, url, settle=False):
@@ -177,31 +157,28 @@ def scroll_shot(driver, outdir, name, anchor):
 
 
 # What a reader sees of a page: its text outside code, its ids, its links.
-FACTS_JS = r"""
-var skip = 'pre, code, tt, kbd, .fragment, script, style, textarea, ' +
+FACTS_JS = HELPERS_JS + r"""
+const skip = 'pre, code, tt, kbd, .fragment, script, style, textarea, ' +
   '#clinic-search-results, #MSearchResultsWindow, #MSearchSelectWindow';
-var texts = [], ids = [], links = [], n;
-var walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-while ((n = walker.nextNode()))
+const texts = [], title = document.querySelector('.title');
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+for (let n; (n = walker.nextNode());)
   if (n.parentElement && !n.parentElement.closest(skip) && n.nodeValue.trim())
     texts.push(n.nodeValue);
-document.querySelectorAll('[id]').forEach(function (e) { ids.push(e.id); });
-document.querySelectorAll('a[name]').forEach(function (e) {
-  ids.push(e.getAttribute('name')); });
-document.querySelectorAll('a[href]').forEach(function (a) {
-  links.push([a.getAttribute('href'), a.href, a.textContent.trim()]); });
-var title = document.querySelector('.title');
-var contents = document.querySelector('div.contents');
-return {text: texts, ids: ids, links: links, titles: [document.title,
-        title ? title.textContent.trim() : ''],
+const contents = document.querySelector('div.contents');
+return {text: texts, ids: all('[id]').map(e => e.id).concat(
+          all('a[name]').map(e => e.getAttribute('name'))),
+        links: all('a[href]').map(
+          a => [a.getAttribute('href'), a.href, a.textContent.trim()]),
+        titles: [document.title, title ? title.textContent.trim() : ''],
         words: contents ? contents.innerText.split(/\s+/).length : 0};
 """
 
 
-def read_page(driver, path, base, site):
+def read_page(driver, path, base):
     """The facts of the page shown; its literal markup fails. Returns
     (facts, [(target path, fragment, text)] of its links in the site)."""
-    facts = driver.execute_script(FACTS_JS)
+    facts, links = driver.execute_script(FACTS_JS), []
     for title in facts["titles"]:
         if re.search(r"[<>`]|\*\*|&lt;", title):
             fail("%s: literal markup in the title %r" % (path, title))
@@ -209,7 +186,6 @@ def read_page(driver, path, base, site):
         m = MARKUP.search(t)
         if m:
             fail("%s: literal markup %r in %r" % (path, m.group(0), t[:120]))
-    links = []
     for raw, url, text in facts["links"]:
         parts = urllib.parse.urlsplit(url)
         if raw.startswith("javascript:") or raw == "#":
@@ -227,14 +203,14 @@ def read_page(driver, path, base, site):
 
 def crawl(driver, base, site, visit):
     """Opens every page reachable from the main page; visit(path) makes that
-    page's other checks in the same visit. Returns {path: facts}, links."""
+    page's other checks in the same visit. Returns {path: facts}."""
     pages, links, queue = {}, [], ["index.html"]
     while queue:
         path = queue.pop(0)
         driver.get(base + path)
         try:
             wait_ready(driver)
-            pages[path], found = read_page(driver, path, base, site)
+            pages[path], found = read_page(driver, path, base)
             visit(path, pages[path])
         except TimeoutException:
             fail("%s: did not finish loading" % path)
@@ -260,36 +236,31 @@ def crawl(driver, base, site, visit):
 
 
 # A chapter as it arrives: its folds, Hint, diff lines and recorded outputs.
-CHAPTER_JS = r"""
-var id = 'ch' + arguments[0], q = function (s) {
-  return document.querySelectorAll(s); };
-var fix = document.getElementById(id + '-fix'), hint =
-  document.getElementById(id + '-hint'), fixFolded = false, hintShown = false;
-var next = function (el) {
-  var h = el.closest('h1, h2, h3') || el, out = [];
-  for (var n = h.nextElementSibling; n && !/^H[1-3]$/.test(n.tagName);
-       n = n.nextElementSibling) out.push(n);
+CHAPTER_JS = HELPERS_JS + r"""
+const get = s => document.getElementById('ch' + arguments[0] + s);
+const fix = get('-fix'), hint = get('-hint'), where = get('-where-the-bug-is');
+const programs = get('-the-programs'), diff = all('.clinic-diff').find(
+  d => d.textContent.indexOf('+++ fixed.cu') >= 0);
+const next = el => {  // what follows el's heading, up to the next heading
+  const out = [];
+  for (let n = (el.closest('h1, h2, h3') || el).nextElementSibling;
+       n && !/^H[1-3]$/.test(n.tagName); n = n.nextElementSibling) out.push(n);
   return out;
 };
-if (fix) fixFolded = next(fix).some(function (n) {
-  return n.matches('details.clinic-try') ||
-         !!n.querySelector('details.clinic-try'); });
-if (hint) hintShown = next(hint).some(function (n) {
-  return n.getBoundingClientRect().height > 0 && !n.closest('details'); });
-var where = document.getElementById(id + '-where-the-bug-is');
-var programs = document.getElementById(id + '-the-programs');
-var outputs = Array.prototype.map.call(q('.clinic-out .fragment'),
-  function (f) { return f.textContent; });
-return {open: Array.prototype.filter.call(q('details.clinic-try'),
-          function (d) { return d.open; }).length,
-        fix: !!fix, fixFolded: fixFolded, hint: !!hint, hintShown: hintShown,
-        whereFirst: !!(where && programs &&
-                       where.compareDocumentPosition(programs) & 4),
-        changed: Array.prototype.filter.call(q('.clinic-diff'), function (d) {
-          return d.textContent.indexOf('+++ fixed.cu') >= 0; }).map(
-          function (d) { return d.querySelectorAll('.add, .del').length; })
-          .concat([0])[0],
-        outputs: outputs};
+const open = all('details.clinic-try').filter(d => d.open).length;
+return {outputs: all('.clinic-out .fragment').map(f => f.textContent),
+  bad: [[open, open + " 'try it first' fold(s) open on arrival"],
+    [!fix || !next(fix).some(n => n.matches('details.clinic-try') ||
+      n.querySelector('details.clinic-try')),
+     "the Fix is not folded behind 'try it first'"],
+    [!(where && programs && where.compareDocumentPosition(programs) & 4),
+     "no 'Where the bug is' above the full listings"],
+    [hint && !next(hint).some(n => n.getBoundingClientRect().height > 0 &&
+                                   !n.closest('details')),
+     'the Hint is not in plain view'],
+    [!diff || !diff.querySelectorAll('.add, .del').length,
+     'the diff of the fix takes out and puts in no line']
+  ].filter(b => b[0]).map(b => b[1])};
 """
 
 
@@ -298,26 +269,17 @@ def check_chapter(driver, root, folder, facts):
     num, page = folder[:2], "ch%s.html" % folder[:2]
     if not facts["titles"][1].startswith(num):
         fail("%s: title %r lacks the number" % (page, facts["titles"][1]))
-    readme = os.path.join(root, "chapters", folder, "README.md")
     want = ["the-programs", "the-fix-as-a-diff", "recorded-output"]
-    with open(readme, encoding="utf-8") as f:
+    with open(os.path.join(root, "chapters", folder, "README.md"),
+              encoding="utf-8") as f:
         want += [re.sub(r"[^a-z0-9 _-]", "", h.lower()).replace(" ", "-")
                  for h in re.findall(r"^## +(.*?) *$", f.read(), re.M)]
     for a in want:
         if "ch%s-%s" % (num, a) not in facts["ids"]:
             fail("%s: no section ch%s-%s" % (page, num, a))
     f = driver.execute_script(CHAPTER_JS, num)
-    if f["open"]:
-        fail("%s: %d 'try it first' fold(s) open on arrival" % (page,
-                                                                f["open"]))
-    if not f["fix"] or not f["fixFolded"]:
-        fail("%s: the Fix is not folded behind 'try it first'" % page)
-    if not f["whereFirst"]:
-        fail("%s: no 'Where the bug is' above the full listings" % page)
-    if f["hint"] and not f["hintShown"]:
-        fail("%s: the Hint is not in plain view" % page)
-    if not f["changed"]:
-        fail("%s: the diff of the fix takes out and puts in no line" % page)
+    for what in f["bad"]:
+        fail("%s: %s" % (page, what))
     for out in sorted(glob.glob(os.path.join(root, "chapters", folder,
                                              "expected", "*.out"))):
         if not re.match(r"\w+(\.py)?\.out\Z", os.path.basename(out)):
@@ -355,8 +317,8 @@ def check_navtree(driver, path):
                             "@class,'item')][1]/a[span[contains(@class,"
                             "'arrow')]]").click()
         wait(driver).until(lambda d: d.execute_script(
-            HELPERS_JS + "return Array.prototype.some.call(document."
-            "querySelectorAll('#nav-tree a[href*=\"part-\"]'), shows);"))
+            HELPERS_JS + "return all('#nav-tree a[href*=\"part-\"]')"
+            ".some(shows);"))
     except (WebDriverException, TimeoutException) as e:
         fail("navigation tree: Chapters does not open to show the parts (%s)"
              % e.__class__.__name__)
@@ -377,10 +339,9 @@ def check_main_page(driver):
 def check_tabs(driver, base, pages):
     """The top tabs lead to the site's ways in, each a page with text (as the
     crawl read it); a click on one opens its page."""
-    tabs = driver.execute_script(
-        "return Array.prototype.map.call(document.querySelectorAll("
-        "'#main-menu > li > a'), function (a) { return [a.textContent."
-        "trim(), a.href]; });")
+    tabs = driver.execute_script(HELPERS_JS + "return all('#main-menu > li >"
+                                 " a').map(a => [a.textContent.trim(), "
+                                 "a.href]);")
     for need in ("chapters.html", "symptoms.html", "myths.html"):
         if not any(h.endswith(need) for _, h in tabs):
             fail("no top tab leads to %s" % need)
@@ -401,27 +362,25 @@ def check_tabs(driver, base, pages):
 # then reads it as shown: each snippet with where its highlights sit, the
 # visible results' links, and what the list says when it lists nothing.
 RESULTS_JS = HELPERS_JS + r"""
-var done = arguments[arguments.length - 1];
-var p = function () { return document.getElementById('clinic-search-results');
-}, f = document.getElementById('MSearchField');
-until(function () {
-  return p() && !p().hidden && p().children.length > 0 &&
-         p().getAttribute('data-query') === f.value;
-}, 10000, function (ok) {
-  var out = {value: f.value, shown: ok, hits: [], links: [], said: ''};
+const p = () => document.getElementById('clinic-search-results');
+const f = document.getElementById('MSearchField');
+until(() => p() && !p().hidden && p().children.length > 0 &&
+            p().getAttribute('data-query') === f.value, 10000).then(ok => {
+  const out = {value: f.value, shown: ok, hits: [], links: [], said: ''};
   if (!ok) return done(out);
-  p().querySelectorAll('.clinic-hit-text').forEach(function (el) {
-    var text = '', marks = [];
-    el.childNodes.forEach(function (n) {
+  out.hits = [...p().querySelectorAll('.clinic-hit-text')].map(el => {
+    let text = '';
+    const marks = [];
+    el.childNodes.forEach(n => {
       if (n.nodeName === 'MARK')
         marks.push([text.length, text.length + n.textContent.length]);
       text += n.textContent;
     });
-    out.hits.push({text: text, marks: marks});
+    return {text: text, marks: marks};
   });
-  p().querySelectorAll('a.clinic-hit').forEach(function (a) {
-    if (shows(a)) out.links.push(a.href); });
-  var no = p().querySelector('.clinic-nohit');
+  out.links = [...p().querySelectorAll('a.clinic-hit')].filter(shows)
+    .map(a => a.href);
+  const no = p().querySelector('.clinic-nohit');
   out.said = no ? no.textContent : '';
   done(out);
 });
@@ -458,8 +417,7 @@ def search(driver, query, paste=False):
 
 
 def chapters_of(links):
-    return [m.group(1) for h in links
-            for m in [re.search(r"(ch\d\d)\.html", h)] if m]
+    return re.findall(r"(ch\d\d)\.html", " ".join(links))
 
 
 # Queries people type: (query, the chapter's slug, how high it must rank).
@@ -484,11 +442,10 @@ def check_queries(driver, base, chapters, outdir):
     for query, slug, rank in QUERIES:
         folder = [c for c in chapters if c[3:] == slug]
         links = search(driver, query)[0]
-        top = chapters_of(links[:rank]) if rank > 1 else \
-            chapters_of(links[:1])
         print("search %r: %s" % (query, [h.split("/")[-1]
                                          for h in links[:rank]]))
-        if not folder or "ch" + folder[0][:2] not in top:
+        if not folder or "ch" + folder[0][:2] not in chapters_of(
+                links[:rank]):
             fail("search %r: chapter %s is not among the first %d results"
                  % (query, slug, rank))
         if rank == 3 or query == "2GB":
@@ -507,19 +464,24 @@ def check_queries(driver, base, chapters, outdir):
     shot(driver, outdir, "search-desktop")
 
 
+# The symptom index's rows: the text of the first cell, its code terms, and
+# the row's links.
+ROWS_JS = HELPERS_JS + r"""
+return all('table.markdownTable tr').map(tr => {
+  const c = tr.querySelector('td');
+  return {text: c ? c.textContent : '', links: [...tr.querySelectorAll(
+            'a[href]')].map(a => a.href), terms: c ? [...c.querySelectorAll(
+            'code')].map(e => e.textContent.trim()) : []};
+});
+"""
+
+
 def check_symptom_search(driver, base):
     """Each row of the symptom index: its longest code term, pasted into the
     box, finds a chapter the row links to; Enter opens the first result."""
     open_page(driver, base + "symptoms.html")
-    rows = driver.execute_script(
-        "return Array.prototype.map.call(document.querySelectorAll('table."
-        "markdownTable tr'), function (tr) { var c = tr.querySelector('td');"
-        " return {text: c ? c.textContent : '', terms: c ? Array.prototype."
-        "map.call(c.querySelectorAll('code'), function (e) { return e."
-        "textContent.trim(); }) : [], links: Array.prototype.map.call(tr."
-        "querySelectorAll('a[href]'), function (a) { return a.href; })}; });")
     checked = 0
-    for row in rows:
+    for row in driver.execute_script(ROWS_JS):
         terms = sorted((t for t in row["terms"] if len(t) >= 6), key=len)
         linked = set(chapters_of(row["links"]))
         if not terms or not linked:
@@ -556,22 +518,22 @@ def check_fix_link(driver, base, num):
 # Opens every fold, then lists the listings wider than their box and, on a
 # phone, how wide the page is and the first text that sticks out.
 LISTINGS_JS = HELPERS_JS + r"""
-var done = arguments[arguments.length - 1];
-document.querySelectorAll('details').forEach(function (d) { d.open = true; });
-frames(function () {
-  var cut = [], w = window.innerWidth, doc = document.getElementById(
-    'doc-content') || document.body, out = '', n;
-  document.querySelectorAll('div.fragment, pre').forEach(function (f) {
-    if (f.scrollWidth > f.clientWidth + 1)
-      cut.push(f.innerText.split('\n')[0].slice(0, 50)); });
-  var wide = Math.max(document.documentElement.scrollWidth,
-                      document.body.scrollWidth, doc.scrollWidth);
-  var walker = document.createTreeWalker(doc, NodeFilter.SHOW_TEXT);
+all('details').forEach(d => { d.open = true; });
+frames().then(() => {
+  const w = window.innerWidth;
+  const doc = document.getElementById('doc-content') || document.body;
+  const cut = all('div.fragment, pre').filter(
+    f => f.scrollWidth > f.clientWidth + 1).map(
+    f => f.innerText.split('\n')[0].slice(0, 50));
+  const wide = Math.max(document.documentElement.scrollWidth,
+                        document.body.scrollWidth, doc.scrollWidth);
+  const walker = document.createTreeWalker(doc, NodeFilter.SHOW_TEXT);
+  let out = '', n;
   while (wide > w && !out && (n = walker.nextNode())) {
-    var e = n.parentElement, own = false;
-    for (; e && e !== doc; e = e.parentElement)
+    let own = false;
+    for (let e = n.parentElement; e && e !== doc; e = e.parentElement)
       own = own || /auto|scroll|hidden/.test(getComputedStyle(e).overflowX);
-    var r = document.createRange();
+    const r = document.createRange();
     r.selectNodeContents(n);
     if (!own && n.nodeValue.trim() && r.getBoundingClientRect().right > w + 1)
       out = n.parentElement.tagName + ': ' + n.nodeValue.trim().slice(0, 60);
@@ -592,17 +554,15 @@ def check_listings(driver, page, phone):
 
 
 # Links of the symptom index's tables outside the window or their table.
-OFFSCREEN_JS = r"""
-var bad = [];
-document.querySelectorAll('table.markdownTable').forEach(function (t) {
-  var box = (t.querySelector('tbody') || t).getBoundingClientRect();
-  t.querySelectorAll('a').forEach(function (a) {
-    var r = a.getBoundingClientRect();
-    if (r.width > 0 && (r.right > Math.min(box.right, window.innerWidth) + 1
-                        || r.left < -1)) bad.push(a.textContent.trim());
-  });
+OFFSCREEN_JS = HELPERS_JS + r"""
+return all('table.markdownTable').flatMap(t => {
+  const box = (t.querySelector('tbody') || t).getBoundingClientRect();
+  return [...t.querySelectorAll('a')].filter(a => {
+    const r = a.getBoundingClientRect();
+    return r.width > 0 && (r.right > Math.min(box.right, window.innerWidth) + 1
+                           || r.left < -1);
+  }).map(a => a.textContent.trim());
 });
-return bad;
 """
 
 
@@ -611,6 +571,29 @@ def check_symptom_links(driver, width):
     if off:
         fail("symptoms.html at %d px: %d links off-screen, e.g. %s" % (
             width, len(off), ", ".join(off[:5])))
+
+
+def phone_menu(driver, outdir, target):
+    """Opens the phone menu, checks its ways in, and clicks target."""
+    try:
+        driver.find_element(By.CSS_SELECTOR, "label.main-menu-btn").click()
+        wait(driver, 5).until(lambda d: d.find_element(
+            By.ID, "main-menu").is_displayed())
+        settle(driver)
+        links = [a for a in driver.find_elements(By.CSS_SELECTOR,
+                                                 "#main-menu a")
+                 if a.is_displayed()]
+        hrefs = [a.get_attribute("href") for a in links]
+        for need in ("chapters", "symptoms", "myths", "doctor"):
+            if not any(h.endswith(need + ".html") for h in hrefs):
+                fail("phone menu: no link to %s.html" % need)
+        shot(driver, outdir, "phone-menu")
+        links[[h.endswith(target) for h in hrefs].index(True)].click()
+        wait(driver).until(lambda d: d.current_url.endswith(target))
+        wait_ready(driver, settle=True)
+    except (WebDriverException, TimeoutException, ValueError) as e:
+        fail("phone menu: could not reach %s (%s)" % (
+            target, e.__class__.__name__))
 
 
 def check_phone(driver, base, pages, outdir, shots):
@@ -624,25 +607,7 @@ def check_phone(driver, base, pages, outdir, shots):
         check_listings(driver, path, phone=True)
     open_page(driver, base + "index.html", settle=True)
     for target in ("chapters.html", "doctor.html"):
-        try:
-            driver.find_element(By.CSS_SELECTOR, "label.main-menu-btn").click()
-            wait(driver, 5).until(lambda d: d.find_element(
-                By.ID, "main-menu").is_displayed())
-            settle(driver)
-            links = [a for a in driver.find_elements(By.CSS_SELECTOR,
-                                                     "#main-menu a")
-                     if a.is_displayed()]
-            hrefs = [a.get_attribute("href") for a in links]
-            for need in ("chapters", "symptoms", "myths", "doctor"):
-                if not any(h.endswith(need + ".html") for h in hrefs):
-                    fail("phone menu: no link to %s.html" % need)
-            shot(driver, outdir, "phone-menu")
-            links[[h.endswith(target) for h in hrefs].index(True)].click()
-            wait(driver).until(lambda d: d.current_url.endswith(target))
-            wait_ready(driver, settle=True)
-        except (WebDriverException, TimeoutException, ValueError) as e:
-            fail("phone menu: could not reach %s (%s)" % (
-                target, e.__class__.__name__))
+        phone_menu(driver, outdir, target)
     shot(driver, outdir, "phone-doctor")
     open_page(driver, base + "index.html")
     search(driver, "stale data")
@@ -655,12 +620,11 @@ def check_phone(driver, base, pages, outdir, shots):
 
 def shot_list(num):
     """{page: [(screenshot name, anchor scrolled to)]}."""
-    ch = "ch%s.html" % num
     return {"index.html": [("main", None)],
             "symptoms.html": [("symptoms", None)],
             "myths.html": [("myths", None), ("myths-sources",
                                              "myths-sources")],
-            ch: [("chapter", None)] + [
+            "ch%s.html" % num: [("chapter", None)] + [
                 ("chapter-" + n, "ch%s-%s" % (num, a)) for n, a in (
                     ("fix", "fix"), ("where", "where-the-bug-is"),
                     ("diff", "the-fix-as-a-diff"),
@@ -671,7 +635,6 @@ def check_pages(driver, base, site, args, chapters, shots, listings):
     """The crawl, with the checks made at desktop width in each page's
     visit; the top tabs; the phone widths."""
     chapters = {"ch%s.html" % c[:2]: c for c in chapters}
-    outdir = args.screenshots
 
     def visit(path, facts):
         if path == "symptoms.html":
@@ -683,7 +646,7 @@ def check_pages(driver, base, site, args, chapters, shots, listings):
             if path == max(chapters):
                 check_navtree(driver, path)
         for name, anchor in shots.get(path, []):
-            scroll_shot(driver, outdir, name + "-desktop", anchor)
+            scroll_shot(driver, args.screenshots, name + "-desktop", anchor)
         if path in listings:
             check_listings(driver, path, phone=False)
         if path == "index.html":
@@ -695,43 +658,46 @@ def check_pages(driver, base, site, args, chapters, shots, listings):
         if path not in pages:
             fail("%s: not reachable from the main page" % path)
     check_tabs(driver, base, pages)
-    check_phone(driver, base, wanted, outdir, shots)
+    check_phone(driver, base, wanted, args.screenshots, shots)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--site", required=True, help="the built site")
-    ap.add_argument("--screenshots", required=True, help="where they go")
-    ap.add_argument("--root", required=True, help="the repository")
-    ap.add_argument("--chromium", default="/usr/bin/chromium")
-    ap.add_argument("--chromedriver", default="/usr/bin/chromedriver")
-    ap.add_argument("--chapters", default="", help="chapter folders, a,b,...")
+    for name, default, what in (
+            ("site", None, "the built site"),
+            ("screenshots", None, "where they go"),
+            ("root", None, "the repository"),
+            ("chromium", "/usr/bin/chromium", None),
+            ("chromedriver", "/usr/bin/chromedriver", None),
+            ("chapters", "", "chapter folders, a,b,...")):
+        ap.add_argument("--" + name, required=name in ("site", "screenshots",
+                                                       "root"),
+                        default=default, help=what)
     ap.add_argument("--part", choices=("pages", "search"),
                     help="only the crawl, tabs and phone checks (pages) or "
                     "only the search checks (search); both without it")
     args = ap.parse_args()
-    site, outdir = os.path.abspath(args.site), args.screenshots
+    site = os.path.abspath(args.site)
     if not os.path.isfile(os.path.join(site, "index.html")):
         print("FAIL: no site at %s (build the docs target first)" % site)
         return 1
     chapters = [c for c in args.chapters.split(",") if c]
     num = next((c[:2] for c in chapters if c.startswith("08")),
                chapters[0][:2] if chapters else "00")
-    os.makedirs(outdir, exist_ok=True)
-    shots = shot_list(num)
+    os.makedirs(args.screenshots, exist_ok=True)
     listings = [p for p in ("index.html", "symptoms.html", "myths.html",
-                            "python.html", "doctor.html",
-                            "seeds.html") if os.path.isfile(
-                                os.path.join(site, p))]
+                            "python.html", "doctor.html", "seeds.html")
+                if os.path.isfile(os.path.join(site, p))]
     listings += ["ch%s.html" % c[:2] for c in chapters]
     server, base = serve(site)
     driver = start_browser(args.chromium, args.chromedriver)
     try:
         set_viewport(driver, DESKTOP)
         if args.part != "search":
-            check_pages(driver, base, site, args, chapters, shots, listings)
+            check_pages(driver, base, site, args, chapters, shot_list(num),
+                        listings)
         if args.part != "pages":
-            check_queries(driver, base, chapters, outdir)
+            check_queries(driver, base, chapters, args.screenshots)
             check_symptom_search(driver, base)
             check_fix_link(driver, base, num)
     finally:

@@ -1,8 +1,5 @@
 #!/usr/bin/env python3
-"""make_pages.py -- the repository's Markdown as Doxygen pages, at build time.
-
-    make_pages.py --root <repo> --chapters <a,b,...> --out <dir> [--diff diff]
-                  [--plots <dir>] [--depfile <file> --stamp <file>]
+"""make_pages.py -- the repository's Markdown as Doxygen pages (see --help).
 
 Doxygen renders the Markdown; this adds what it cannot know: page ids and
 GitHub's heading anchors ([..](../chapters/01-x/README.md#cause) becomes
@@ -10,13 +7,12 @@ GitHub's heading anchors ([..](../chapters/01-x/README.md#cause) becomes
 site is shown as text); a chapter's folded Fix, the lines around its BUG:,
 its programs, the diff of its fix and its recorded outputs; the chapters and
 part pages; the main page's list of pages; the seeds' programs; and
-OUT/extra/clinic-search-index.js, every section's text for clinic.js. Every
-docs/<name>.md is a page (id: <name> without punctuation). --depfile writes
-a Makefile rule naming every file and folder read.
+OUT/extra/clinic-search-index.js, every section's text for clinic.js.
 """
 
 import argparse
 import html
+import itertools
 import json
 import os
 import posixpath
@@ -30,10 +26,9 @@ PART_NAMES = ["allocation", "pointers", "synchronization",
               "launch configuration", "structs", "streams and pinned memory",
               "staging of kernel-allocated memory", "silent device bugs",
               "the Python boundary", "several GPUs and managed memory"]
-TWINS = (("PyCUDA", "broken.py", "fixed.py"),
-         ("CuPy", "broken_cupy.py", "fixed_cupy.py"),
-         ("PyTorch", "broken_torch.py", "fixed_torch.py"),
-         ("Numba", "broken_numba.py", "fixed_numba.py"))
+TWINS = tuple((lib, "broken%s.py" % s, "fixed%s.py" % s) for lib, s in (
+    ("PyCUDA", ""), ("CuPy", "_cupy"), ("PyTorch", "_torch"),
+    ("Numba", "_numba")))
 PROGRAMS = ("broken.cu", "fixed.cu") + tuple(
     x for _, b, f in TWINS for x in (b, f))
 LIBRARY = {x: lib for lib, b, f in TWINS for x in (b, f)}  # twin: library
@@ -229,15 +224,10 @@ def shared_sources(folder):
     """The files clinic_chapter(SOURCES ...) in the chapter's CMakeLists.txt
     builds into every program (chapter 44's second .cu and its header)."""
     cmake = os.path.join(folder, "CMakeLists.txt")
-    call = re.search(r"\bclinic_chapter\(([^)]*)\)",
+    call = re.search(r"\bclinic_chapter\([^)]*?\bSOURCES\b([^)]*)\)",
                      read_text(cmake) if os.path.isfile(cmake) else "")
-    words = call.group(1).split() if call else []
-    names = []
-    for word in words[words.index("SOURCES") + 1:] if "SOURCES" in words \
-            else []:
-        if word.isupper():  # the next option
-            break
-        names.append(word)
+    names = itertools.takewhile(lambda w: not w.isupper(),  # next option
+                                call.group(1).split() if call else [])
     return [n for n in names if os.path.isfile(os.path.join(folder, n))]
 
 
@@ -256,18 +246,14 @@ class Site:
     def __init__(self, root, out, chapters, diff="diff", plots=""):
         self.root, self.out, self.diff, self.plots = root, out, diff, plots
         self.chapters = [c for c in chapters if re.match(r"\d\d-", c)]
-        self.pages = {}  # id -> (Markdown file, its folder in the repo)
-        self.anchors = {}  # id -> the anchors of its headings
-        self.titles = {}  # id -> its title, as plain text
-        self.search = []
-        self.read_paths = set()
-        self.notes = []
+        # id -> (Markdown file, its folder in the repo), its headings'
+        # anchors, its title as plain text
+        self.pages, self.anchors, self.titles = {}, {}, {}
+        self.search, self.read_paths, self.notes = [], set(), []
 
     def exists(self, path):
-        self.read_paths.add(os.path.dirname(path))
         found = os.path.exists(path)
-        if found:
-            self.read_paths.add(path)
+        self.read_paths.update([os.path.dirname(path)] + [path] * found)
         return found
 
     def read(self, path):
@@ -375,23 +361,21 @@ class Site:
         title = title or self.titles[pid]
 
         link = self.md_link(pid, folder, origin)
-        out, slugs, section = [], [], [url, "", []]
+        out, slugs, sections = [], [], [(url, "", [])]
         for line, h, fence in md_lines(self.read(src))[1]:
             if h:
-                self.entry(section[0], title, section[1],
-                           search_text("\n".join(section[2])))
-                slug = unique(gh_slug(h.group(2)), slugs)
-                slugs.append(slug)
-                section = ["%s#%s-%s" % (url, pid, slug), plain(h.group(2)),
-                           []]
-                line = "%s \\anchor %s-%s %s" % (h.group(1), pid, slug, inline(
-                    re.sub(r" *\{#[^}]*\}\Z", "", h.group(2)), link))
+                slugs.append(unique(gh_slug(h.group(2)), slugs))
+                sections.append(("%s#%s-%s" % (url, pid, slugs[-1]),
+                                 plain(h.group(2)), []))
+                line = "%s \\anchor %s-%s %s" % (
+                    h.group(1), pid, slugs[-1],
+                    inline(re.sub(r" *\{#[^}]*\}\Z", "", h.group(2)), link))
             else:
-                section[2].append(line)
+                sections[-1][2].append(line)
                 line = line if fence else inline(line, link)
             out.append(line)
-        self.entry(section[0], title, section[1],
-                   search_text("\n".join(section[2])))
+        for u, section, lines in sections:
+            self.entry(u, title, section, search_text("\n".join(lines)))
         return "\n".join(out) + "\n"
 
     def page(self, pid, title, body, toc=True):
@@ -509,8 +493,8 @@ def outcome_html(site, path, label):
     m = re.search(r"\[exit status: (\d+)\]\Z", text)
     verdict, cls = ("recorded", "clinic-other")
     if m:
-        code = int(m.group(1))
-        verdict, cls = VERDICTS.get(code, ("exit %d" % code, "clinic-bad"))
+        verdict, cls = VERDICTS.get(int(m.group(1)), (
+            "exit %d" % int(m.group(1)), "clinic-bad"))
     elif text.endswith("[compilation failed]"):
         verdict, cls = ("does not compile: nvcc's diagnostic", "clinic-bad")
     lines = "".join('<div class="line">%s</div>' % esc(line)
@@ -713,8 +697,7 @@ def register(site):
         if name.endswith(".md") and pid not in ("", "readme", "index"):
             site.add_page(pid, os.path.join(root, "docs", name), "docs")
             docs.append(pid)
-    docs.sort(key=lambda p: (p not in FIRST_PAGES, FIRST_PAGES.index(p)
-                             if p in FIRST_PAGES else 0))
+    docs.sort(key=lambda p: (FIRST_PAGES + (p,)).index(p))
     seeds = os.path.join(root, "seeds")
     files = sorted(f for f in os.listdir(seeds) if f.endswith(".py")) \
         if site.exists(os.path.join(seeds, "README.md")) else []
