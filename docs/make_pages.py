@@ -97,11 +97,8 @@ def gh_slug(text):
 
 
 def unique(slug, taken):
-    s, k = slug, 0
-    while s in taken:
-        k += 1
-        s = "%s-%d" % (slug, k)
-    return s
+    return next(s for s in itertools.chain([slug], (
+        "%s-%d" % (slug, k) for k in itertools.count(1))) if s not in taken)
 
 
 def md_lines(text):
@@ -124,9 +121,8 @@ def md_lines(text):
 def heading_slugs(text):
     """The GitHub anchors of a Markdown text's headings, title left out."""
     slugs = []
-    for _, h, _ in md_lines(text)[1]:
-        if h:
-            slugs.append(unique(gh_slug(h.group(2)), slugs))
+    for h in (h for _, h, _ in md_lines(text)[1] if h):
+        slugs.append(unique(gh_slug(h.group(2)), slugs))
     return slugs
 
 
@@ -177,9 +173,8 @@ def strip_header(text, python):
     end = text.find(m.group(1) if python else "*/", m.end()) if m else -1
     if end < 0:
         return text, 0
-    nl = text.find("\n", end)
-    head = text[:nl + 1] if nl >= 0 else text
-    return text[len(head):], head.count("\n") + (nl < 0)
+    head = text[:text.find("\n", end) + 1] or text
+    return text[len(head):], head.count("\n") + (not head.endswith("\n"))
 
 
 def chapter_part(readme):
