@@ -95,11 +95,10 @@ class Reader:
         self.d, self.base, self.site = driver, base, site
         self.root, self.outdir = root, outdir
 
-    def js(self, name, *args):
-        return self.d.execute_script(JS["HELPERS"] + JS[name], *args)
-
-    def js_async(self, name, *args):
-        return self.d.execute_async_script(JS["HELPERS"] + JS[name], *args)
+    def js(self, name, *args):  # a script that calls done is waited for
+        run = self.d.execute_async_script if re.search(
+            r"\bdone\b", JS[name]) else self.d.execute_script
+        return run(JS["HELPERS"] + JS[name], *args)
 
     def wait(self, timeout=10):
         return WebDriverWait(self.d, timeout, poll_frequency=0.02)
@@ -110,7 +109,7 @@ class Reader:
             "mobile": mobile})
 
     def ready(self, settle=False):
-        state = self.js_async("READY", 15, settle)
+        state = self.js("READY", 15, settle)
         if not state["loaded"]:
             raise TimeoutException("%s did not load" % self.d.current_url)
         if not state["tree"]:
@@ -129,7 +128,7 @@ class Reader:
             self.d.execute_script("var e = document.getElementById(arguments"
                                   "[0]); if (e) e.scrollIntoView();",
                                   anchor or "top")
-        self.js_async("SETTLE")
+        self.js("SETTLE")
         self.d.save_screenshot(os.path.join(self.outdir, name + ".png"))
 
     def read_page(self, path):
@@ -240,7 +239,7 @@ class Reader:
                     path, sel[0].text if sel else None))
             return
         try:
-            self.js_async("SETTLE")
+            self.js("SETTLE")
             self.d.find_element(By.XPATH, "//div[@id='nav-tree']//a[contains("
                                 "@href,'chapters.html')]/ancestor::div["
                                 "contains(@class,'item')][1]/a[span[contains("
@@ -287,7 +286,7 @@ class Reader:
             self.d.execute_cdp_cmd("Input.insertText", {"text": query})
         else:
             field.send_keys(query)
-        out = self.js_async("RESULTS")
+        out = self.js("RESULTS")
         if out["value"] != query:
             fail("search: typed %r, the box holds %r" % (query, out["value"]))
         if not out["shown"]:
@@ -368,7 +367,7 @@ class Reader:
                  % (num, num))
 
     def check_listings(self, page, phone):
-        cut, wide, window, culprit = self.js_async("LISTINGS")
+        cut, wide, window, culprit = self.js("LISTINGS")
         if cut:
             fail("%s at %d px: %d listing(s) cut off, e.g. %r" % (
                 page, window, len(cut), cut[0]))
@@ -388,7 +387,7 @@ class Reader:
             self.d.find_element(By.CSS_SELECTOR, "label.main-menu-btn").click()
             self.wait(5).until(lambda d: d.find_element(
                 By.ID, "main-menu").is_displayed())
-            self.js_async("SETTLE")
+            self.js("SETTLE")
             links = [a for a in self.d.find_elements(By.CSS_SELECTOR,
                                                      "#main-menu a")
                      if a.is_displayed()]

@@ -1,15 +1,15 @@
 /* clinic.js -- the site's own behaviour on every page: the full-text search, the top tabs, tables as
  * labelled cards on a phone (code wraps in a table too wide for the text), the table of contents and a
  * chapter's subtitle where the theme wants them, and a link into a folded "try it first" that opens it. */
-(function () {
-  'use strict';
+'use strict';
+{ // a block: with strict mode, its functions and variables stay out of the global scope
 
   // The search box lists the sections (the index make_pages.py writes) that match the words typed, best first,
   // once typing pauses for 80 ms. Little words (my, the) do not decide a match; apostrophes, plurals and sizes
   // (2GB, 2 GiB) are read as a person means them; the words people use find the pages' own (segfault:
   // segmentation fault). Enter opens the selected result, arrows move, Escape closes.
-  var base = (document.currentScript ? document.currentScript.src : '').replace(/[^\/]*$/, '');
-  var index = null, waiting = null;
+  let base = (document.currentScript ? document.currentScript.src : '').replace(/[^\/]*$/, '');
+  let index = null, waiting = null;
   function withIndex(done) {
     if (index) return done();
     if (waiting) return waiting.push(done);
@@ -23,7 +23,7 @@
   }
 
   // Units of size, as one word each: people write GB for GiB.
-  var UNITS = { kb: 'kib', kib: 'kib', mb: 'mib', mib: 'mib', gb: 'gib', gib: 'gib',
+  let UNITS = { kb: 'kib', kib: 'kib', mb: 'mib', mib: 'mib', gb: 'gib', gib: 'gib',
                 tb: 'tib', tib: 'tib', bit: 'bit', bits: 'bit' };
   // Words as the search compares them, in the pages and the query alike: "doesn't" is does, not; "PyCUDA's" is
   // pycuda; "2GB" and "2 GiB" are 2, gib.
@@ -49,7 +49,7 @@
 
   // The words people use, and the words the pages use for the same thing. A query that holds one phrase of a
   // group also finds the others.
-  var SYNONYMS = [
+  let SYNONYMS = [
     ['segfault', 'segmentation fault', 'sigsegv', 'signal 11', 'core dumped'],
     ['oom', 'out of memory', 'cudaerrormemoryallocation'],
     ['illegal memory access', 'illegal address', 'cudaerrorillegaladdress'],
@@ -63,7 +63,7 @@
   ].map(function (g) { return g.map(function (p) { return words(p).join(' '); }); });
   // Little words only help a whole phrase rank ("does not wait"); a query of nothing else finds nothing, and
   // the box says so.
-  var STOP = ' a am an and any anyone are as at be been but by can could did do does for from get gets got had' +
+  let STOP = ' a am an and any anyone are as at be been but by can could did do does for from get gets got had' +
              ' has have help how i if in into is it its me my not of on or our per please so than that the their' +
              ' them then there these they this those to was we were what when where which while who why will with' +
              ' would you your ';
@@ -84,10 +84,9 @@
     var found = [], q = ' ' + qw.join(' ') + ' ';
     SYNONYMS.forEach(function (group) {
       group.forEach(function (p) {
-        for (var at = q.indexOf(' ' + p + ' '); at >= 0; at = q.indexOf(' ' + p + ' ', at + 1)) {
+        for (var at = q.indexOf(' ' + p + ' '); at >= 0; at = q.indexOf(' ' + p + ' ', at + 1))
           found.push({ at: q.slice(1, at + 1).split(' ').length - 1, n: p.split(' ').length,
                        alt: group.filter(function (o) { return o !== p; }) });
-        }
       });
     });
     return found;
@@ -101,7 +100,7 @@
   // A record's score: each word (or its other forms, or a synonym of the phrase it is in) in the page title
   // counts most, then the section's title, then the text; a piece of a longer word counts less; the more of the
   // words, the better; the words side by side count most of all.
-  var PLACE = [12, 8, 3];
+  let PLACE = [12, 8, 3];
   function score(r, qw, alts, phrases) {
     var total = 0, covered = 0;
     qw.forEach(function (w, k) {
@@ -199,9 +198,9 @@
   }
 
   // The results list.
-  var panel = Object.assign(document.createElement('div'), { id: 'clinic-search-results', hidden: true });
+  let panel = Object.assign(document.createElement('div'), { id: 'clinic-search-results', hidden: true });
   panel.setAttribute('role', 'listbox');
-  var selected = -1;
+  let selected = -1;
   function field() { return document.getElementById('MSearchField'); }
   function links() { return panel.querySelectorAll('a.clinic-hit'); }
   function hide() { panel.hidden = true; selected = -1; }
@@ -255,20 +254,14 @@
   function boxClass(c) { var box = document.getElementById('MSearchBox'); if (box) box.className = c; }
   // Searching on each keystroke makes fast typing lag: the search waits until typing pauses 80 ms; Enter, the
   // arrows and Escape run a waiting one first.
-  var pending = null;
-  var ON_FIELD = {
+  let pending = null;
+  let ON_FIELD = {
     focus: function (f) {
-      clearDoxygenText(f);
-      boxClass('MSearchBoxActive');
-      withIndex(function () {});
-      if (f.value) show(f.value);
+      clearDoxygenText(f); boxClass('MSearchBoxActive'); withIndex(function () {}); if (f.value) show(f.value);
     },
     blur: function (f) { if (!f.value) boxClass('MSearchBoxInactive'); },
     keyup: function () {},
-    input: function (f) {
-      clearTimeout(pending);
-      pending = setTimeout(function () { pending = null; show(f.value); }, 80);
-    },
+    input: function (f) { clearTimeout(pending); pending = setTimeout(function () { pending = null; show(f.value); }, 80); },
     keydown: function (f, ev) {
       if (pending !== null) { clearTimeout(pending); pending = null; show(f.value); }
       var a = links();
@@ -324,23 +317,21 @@
 
   // A table too wide for the text column is marked so that clinic.css lets its code wrap; measured again
   // whenever the column changes width.
-  var fitWidth = -1;
+  let fitWidth = -1;
   function fitTables() {
     var column = document.querySelector('div.contents');
     if (!column || column.clientWidth === fitWidth) return;
     fitWidth = column.clientWidth;
     document.querySelectorAll('table.markdownTable').forEach(function (table) {
       var body = table.querySelector('tbody') || table;
-      table.classList.remove('clinic-fit');
-      if (body.scrollWidth > body.clientWidth + 1) table.classList.add('clinic-fit');
+      table.classList.toggle('clinic-fit', body.scrollWidth > body.clientWidth + 1);
     });
   }
 
   // A link or search result that points into a folded "try it first" section opens it, so that the reader sees
   // what was asked for.
   function openTarget() {
-    var id = decodeURIComponent(window.location.hash.slice(1));
-    var el = id && document.getElementById(id);
+    var id = decodeURIComponent(window.location.hash.slice(1)), el = id && document.getElementById(id);
     if (!el) return;
     for (var d = el.closest('details'); d; d = d.parentElement && d.parentElement.closest('details')) d.open = true;
     var h = el.closest('h1, h2, h3, h4') || el;
@@ -354,17 +345,16 @@
 
   // The top tabs, instead of Doxygen's "Related Pages" (empty: every page is under the main page). jQuery
   // builds the menu after the DOMContentLoaded listeners run.
-  var TABS = [['Chapters', 'chapters.html'], ['By symptom', 'symptoms.html'], ['Myths', 'myths.html'],
+  let TABS = [['Chapters', 'chapters.html'], ['By symptom', 'symptoms.html'], ['Myths', 'myths.html'],
               ['Python', 'python.html'], ['Doctor', 'doctor.html']];
   document.addEventListener('DOMContentLoaded', function () {
     var menu = window.menudata;
     if (!menu || !menu.children) return;
-    menu.children = menu.children.filter(function (e) {
-      return !/^(pages|files|globals|examples)\.html$/.test(e.url);
-    }).concat(TABS.map(function (t) { return { text: t[0], url: t[1] }; }));
+    menu.children = menu.children.filter(function (e) { return !/^(pages|files|globals|examples)\.html$/.test(e.url); })
+      .concat(TABS.map(function (t) { return { text: t[0], url: t[1] }; }));
   });
 
-  var done = false;
+  let done = false;
   function ready() {
     var q = function (s) { return document.querySelector(s); };
     if (!done) {
@@ -391,4 +381,4 @@
   else ready();
   // The search box is made by Doxygen's menu script once the page is ready.
   window.addEventListener('load', ready);
-})();
+}

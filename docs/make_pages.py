@@ -682,10 +682,7 @@ def seeds_programs(site, files):
 def register(site):
     """Finds the pages. Returns (the docs pages' ids in site order, the
     seeds' programs)."""
-    root = site.root
-    if site.exists(os.path.join(root, "README.md")):
-        site.add_page("index", os.path.join(root, "README.md"), "")
-    docs = []
+    root, docs = site.root, []
     site.read_paths.add(os.path.join(root, "docs"))
     for name in sorted(os.listdir(os.path.join(root, "docs"))):
         pid = re.sub(r"[^a-z0-9]", "", name.split(".")[0].lower())
@@ -705,7 +702,7 @@ def register(site):
                               "the-fix-as-a-diff", "recorded-output"] + [
                               f.replace(".", "-") for f in PROGRAMS +
                               tuple(variants(d) + shared_sources(d))])
-    for pid, src in (("seeds", "seeds/README.md"),
+    for pid, src in (("index", "README.md"), ("seeds", "seeds/README.md"),
                      ("bench", "bench/README.md"),
                      ("contributing", "CONTRIBUTING.md")):
         if site.exists(os.path.join(root, src)):
