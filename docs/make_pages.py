@@ -131,11 +131,6 @@ def doxygen_file(pid):
     return pid.replace("_", "__").replace(".", "_8") + ".html"
 
 
-def doxygen_title(text):
-    """A title as Doxygen shows it verbatim: plain, '_' escaped."""
-    return plain(text).replace("_", "\\_").replace("<", "&lt;")
-
-
 def inline(text, link):
     """A line of Markdown as Doxygen 1.9.4 must get it: code spans kept as
     they are; outside them, links made by link(bang, text, target), **bold**
@@ -177,14 +172,6 @@ def strip_header(text, python):
     return text[len(head):], head.count("\n") + (not head.endswith("\n"))
 
 
-def chapter_part(readme):
-    """A chapter's part, from its README's **Part: <part>.**"""
-    m = re.search(r"\*\*Part: ([^*.]+)\.\*\*", readme)
-    part = m.group(1).strip().lower() if m else ""
-    known = [p for p in PART_NAMES if p.lower() == part]
-    return known[0] if known else part or "not sorted yet"
-
-
 def part_id(part):
     return "part-" + re.sub(r"[^a-z0-9]+", "-", part.lower())
 
@@ -204,7 +191,10 @@ class Chapter:
         full = md_lines(text)[0] or "%s · %s" % (
             folder[:2], folder[3:].replace("-", " "))
         self.short, _, self.sub = full.partition(": ")
-        self.part = chapter_part(text)
+        m = re.search(r"\*\*Part: ([^*.]+)\.\*\*", text)  # **Part: <part>.**
+        part = m.group(1).strip().lower() if m else ""
+        self.part = ([p for p in PART_NAMES if p.lower() == part] + [
+            part or "not sorted yet"])[0]
         self.title = plain(full)
 
     def files(self, site):
@@ -377,7 +367,8 @@ class Site:
         """A whole page: title with its id, a table of contents of its
         level-2 headings (Doxygen's own lists only sections, and a section
         would also show in the navigation tree), the body."""
-        head = "# %s" % doxygen_title(title)
+        # the title as Doxygen shows it verbatim: plain, '_' escaped
+        head = "# " + plain(title).replace("_", "\\_").replace("<", "&lt;")
         if pid != "index":
             head += " {#%s}" % pid
         items = "".join('<li class="level1"><a href="#%s">%s</a></li>' % (
@@ -631,13 +622,6 @@ def chapter_page(site, chapters, idx):
     return site.page(ch.id, ch.short, body)
 
 
-def parts_of(chapters):
-    """The parts that have chapters: the known ones first, in order."""
-    have = [ch.part for ch in chapters]
-    return [p for p in PART_NAMES if p in have] + [
-        p for p in dict.fromkeys(have) if p not in PART_NAMES]
-
-
 def chapter_list(site, chapters, parts):
     """The chapters page and one page per part: {page id: Markdown}."""
     pages, everything = {}, ""
@@ -731,7 +715,9 @@ def make_site(site):
         os.makedirs(os.path.join(site.out, sub))
     docs, seed_files = register(site)
     chapters = [Chapter(site, folder) for folder in site.chapters]
-    parts = parts_of(chapters)
+    have = [ch.part for ch in chapters]  # the known parts first, in order
+    parts = [p for p in PART_NAMES if p in have] + [
+        p for p in dict.fromkeys(have) if p not in PART_NAMES]
     for p in parts:
         site.pages[part_id(p)] = ("", "")
     pages = {ch.id: chapter_page(site, chapters, idx)
@@ -757,14 +743,6 @@ def make_site(site):
               site.search, ensure_ascii=False, indent=0).replace("</", "<\\/"))
 
 
-def depfile_text(target, paths):
-    """A Makefile rule: target depends on paths."""
-    def quote(p):
-        return re.sub(r"([ #:])", r"\\\1", p.replace("$", "$$"))
-    return "%s: \\\n  %s\n" % (quote(target), " \\\n  ".join(
-        quote(p) for p in sorted(paths)))
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--root", required=True, help="the repository")
@@ -784,10 +762,13 @@ def main(argv=None):
     except BuildError as e:
         print("make_pages.py: error: %s" % e, file=sys.stderr)
         return 1
-    if args.depfile:
+    if args.depfile:  # a Makefile rule: the stamp depends on all that was read
         site.read_paths |= {os.path.abspath(__file__), site.plots}
-        write(args.depfile, depfile_text(args.stamp or "docs", (
-            os.path.abspath(p) for p in site.read_paths if p)))
+        rule = [re.sub(r"([ #:])", r"\\\1", p.replace("$", "$$")) for p in [
+            args.stamp or "docs"] + sorted(
+                os.path.abspath(p) for p in site.read_paths if p)]
+        write(args.depfile, "%s: \\\n  %s\n" % (rule[0], " \\\n  ".join(
+            rule[1:])))
     return 0
 
 
