@@ -500,20 +500,6 @@ def record_text(site, path):
     return site.read(path) if site.exists(path) else ""
 
 
-def nav_bar(site, chapters, idx):
-    """Previous / part / next of chapters[idx]."""
-    ch = chapters[idx]
-    prev = ("← Previous: @ref " + chapters[idx - 1].id if idx
-            else "← @ref chapters")
-    nxt = ("Next: @ref %s →" % chapters[idx + 1].id
-           if idx + 1 < len(chapters) else "@ref chapters →")
-    return ('<div class="clinic-prevnext"><span class="clinic-prev">%s</span>'
-            '<span class="clinic-up">Part: [%s](@ref %s)</span><span class='
-            '"clinic-next">%s</span></div>\n' % (
-                prev, ch.part[:1].upper() + ch.part[1:], part_id(ch.part),
-                nxt))
-
-
 def subtitle(site, ch):
     where = "chapters/" + ch.folder
     return inline(ch.sub, site.md_link(ch.id, where, where + "/README.md"))
@@ -611,9 +597,16 @@ def chapter_outputs(site, ch):
 
 
 def chapter_page(site, chapters, idx):
-    """A chapter's page, as Markdown."""
+    """A chapter's page, as Markdown, between previous / part / next."""
     ch = chapters[idx]
-    nav = nav_bar(site, chapters, idx)
+    prev = ("← Previous: @ref " + chapters[idx - 1].id if idx
+            else "← @ref chapters")
+    nxt = ("Next: @ref %s →" % chapters[idx + 1].id
+           if idx + 1 < len(chapters) else "@ref chapters →")
+    nav = ('<div class="clinic-prevnext"><span class="clinic-prev">%s</span>'
+           '<span class="clinic-up">Part: [%s](@ref %s)</span><span class='
+           '"clinic-next">%s</span></div>\n' % (
+               prev, ch.part[:1].upper() + ch.part[1:], part_id(ch.part), nxt))
     head = ('<div class="clinic-subtitle">%s</div>\n\n' % subtitle(site, ch)
             if ch.sub else "")
     body = (head + nav + "\n" + chapter_readme(site, ch) +
@@ -696,18 +689,6 @@ def register(site):
     return docs, files
 
 
-def main_page(site, docs):
-    """The main page: the README, then the list of the site's pages."""
-    ids = ["chapters"] + docs + [p for p in ("seeds", "bench", "contributing")
-                                 if p in site.pages]
-    text = "\n## \\anchor index-on-this-site On this site\n\n" + "".join(
-        "- @subpage %s\n" % p for p in ids)
-    if "index" not in site.pages:
-        return "# CUDA Memcpy Clinic\n" + text
-    return site.page("index", site.titles["index"],
-                     site.markdown("index") + text, toc=False)
-
-
 def make_site(site):
     """Writes the pages, the examples, the images and the search index."""
     for sub in ("pages", "examples", "images", "extra"):
@@ -728,7 +709,13 @@ def make_site(site):
             extra = seeds_programs(site, seed_files) if pid == "seeds" else ""
             pages[pid] = site.page(pid, site.titles[pid], site.markdown(pid)
                                    + extra, toc=len(site.anchors[pid]) >= 4)
-    pages["mainpage"] = main_page(site, docs)
+    # the main page: the README, then the list of the site's pages
+    text = "\n## \\anchor index-on-this-site On this site\n\n" + "".join(
+        "- @subpage %s\n" % p for p in ["chapters"] + docs + [
+            p for p in ("seeds", "bench", "contributing") if p in site.pages])
+    pages["mainpage"] = site.page("index", site.titles["index"], site.markdown(
+        "index") + text, toc=False) if "index" in site.pages else (
+            "# CUDA Memcpy Clinic\n" + text)
     for pid, text in pages.items():
         write(os.path.join(site.out, "pages", pid + ".md"), text)
     header = os.path.join(site.root, "common", "check_cuda.h")
