@@ -186,8 +186,7 @@ class Chapter:
     def __init__(self, site, folder):
         self.folder, self.id = folder, "ch" + folder[:2]
         self.dir = os.path.join(site.root, "chapters", folder)
-        readme = os.path.join(self.dir, "README.md")
-        text = site.read(readme) if site.exists(readme) else ""
+        text = site.read(os.path.join(self.dir, "README.md"), "")
         full = md_lines(text)[0] or "%s · %s" % (
             folder[:2], folder[3:].replace("-", " "))
         self.short, _, self.sub = full.partition(": ")
@@ -241,7 +240,9 @@ class Site:
         self.read_paths.update([os.path.dirname(path)] + [path] * found)
         return found
 
-    def read(self, path):
+    def read(self, path, missing=None):  # missing: the text of no file
+        if missing is not None and not self.exists(path):
+            return missing
         self.read_paths.add(path)
         return read_text(path)
 
@@ -496,10 +497,6 @@ def pair(*outcomes):
                         "".join(outcomes)))
 
 
-def record_text(site, path):
-    return site.read(path) if site.exists(path) else ""
-
-
 def subtitle(site, ch):
     where = "chapters/" + ch.folder
     return inline(ch.sub, site.md_link(ch.id, where, where + "/README.md"))
@@ -590,7 +587,7 @@ def chapter_outputs(site, ch):
         records = [(os.path.join(exp, x + ".out"), x) for x in names]
         text += intro + htmlonly(pair(*(outcome_html(site, r, x)
                                         for r, x in records)))
-        found += ["%s: %s" % (x, record_text(site, r)) for r, x in records]
+        found += ["%s: %s" % (x, site.read(r, "")) for r, x in records]
     site.entry("%s.html#%s-recorded-output" % (ch.id, ch.id), ch.title,
                "Recorded output", re.sub(r"\s+", " ", " ".join(found)))
     return text
@@ -652,7 +649,7 @@ def seeds_programs(site, files):
                  "Recorded output:\n\n%s" % (gh_slug(f), f, f, htmlonly(
                      pair(outcome_html(site, out, f)))))
         site.entry("seeds.html#seeds-" + gh_slug(f), "Seeds", f,
-                   re.sub(r"\s+", " ", record_text(site, out)))
+                   re.sub(r"\s+", " ", site.read(out, "")))
     return text
 
 
