@@ -196,13 +196,6 @@ class Chapter:
             part or "not sorted yet"])[0]
         self.title = plain(full)
 
-    def files(self, site):
-        """The programs the chapter has: C, twins, then the variants; then
-        the files that every program is built with."""
-        names = [f for f in PROGRAMS
-                 if site.exists(os.path.join(self.dir, f))]
-        return names + variants(self.dir) + shared_sources(self.dir)
-
 
 def shared_sources(folder):
     """The files clinic_chapter(SOURCES ...) in the chapter's CMakeLists.txt
@@ -502,19 +495,6 @@ def subtitle(site, ch):
     return inline(ch.sub, site.md_link(ch.id, where, where + "/README.md"))
 
 
-def chapter_readme(site, ch):
-    """The README part of a chapter's page, its Fix folded."""
-    if ch.id not in site.pages:
-        return "This chapter's README.md is not written yet.\n"
-    body = site.markdown(ch.id, ch.title)
-    body = re.sub(r"<b>Part: ([^.<]+)\.</b>", lambda m: "<b>Part: [%s](@ref "
-                  "%s).</b>" % (m.group(1), part_id(ch.part)), body, 1)
-    hint = "\\anchor %s-hint " % ch.id in body
-    return fold(body, ch.id + "-fix", "Change <code>broken.cu</code> until it"
-                " passes%s." % (" (the Hint below points the way)" if hint
-                                else ""), "the fix")
-
-
 def chapter_programs(site, ch):
     """Where the bug is, and the programs in full."""
     bug = excerpt(site, ch, "broken.cu", "BUG:")
@@ -531,7 +511,9 @@ def chapter_programs(site, ch):
     text += ("\n## \\anchor %s-the-programs The programs\n\nBoth programs "
              "in full, as the tests build and run them.\n" % ch.id)
     os.makedirs(os.path.join(site.out, "examples", ch.id), exist_ok=True)
-    for f in ch.files(site):
+    # C, the twins, the variants, the files built into every program
+    for f in [f for f in PROGRAMS if site.exists(os.path.join(ch.dir, f))] + \
+            variants(ch.dir) + shared_sources(ch.dir):
         shutil.copy2(os.path.join(ch.dir, f),
                      os.path.join(site.out, "examples", ch.id))
         twin = re.sub(r"(_[a-z]+)?\.py", ".cu", f)
@@ -606,9 +588,17 @@ def chapter_page(site, chapters, idx):
                prev, ch.part[:1].upper() + ch.part[1:], part_id(ch.part), nxt))
     head = ('<div class="clinic-subtitle">%s</div>\n\n' % subtitle(site, ch)
             if ch.sub else "")
-    body = (head + nav + "\n" + chapter_readme(site, ch) +
-            chapter_programs(site, ch) + chapter_diff(site, ch) +
-            chapter_outputs(site, ch) + "\n" + nav)
+    readme = "This chapter's README.md is not written yet.\n"
+    if ch.id in site.pages:  # the README, its Part linked, its Fix folded
+        readme = re.sub(r"<b>Part: ([^.<]+)\.</b>", lambda m: "<b>Part: [%s]("
+                        "@ref %s).</b>" % (m.group(1), part_id(ch.part)),
+                        site.markdown(ch.id, ch.title), 1)
+        readme = fold(readme, ch.id + "-fix", "Change <code>broken.cu</code> "
+                      "until it passes%s." % (
+                          " (the Hint below points the way)" if "\\anchor "
+                          "%s-hint " % ch.id in readme else ""), "the fix")
+    body = (head + nav + "\n" + readme + chapter_programs(site, ch) +
+            chapter_diff(site, ch) + chapter_outputs(site, ch) + "\n" + nav)
     return site.page(ch.id, ch.short, body)
 
 
