@@ -469,15 +469,12 @@ def shot_list(num):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    for name, default, what in (
-            ("site", None, "the built site"),
-            ("screenshots", None, "where they go"),
-            ("root", None, "the repository"),
-            ("chromium", "/usr/bin/chromium", None),
-            ("chromedriver", "/usr/bin/chromedriver", None),
-            ("chapters", "", "chapter folders, a,b,...")):
-        ap.add_argument("--" + name, required=default is None,
-                        default=default, help=what)
+    ap.add_argument("--site", required=True, help="the built site")
+    ap.add_argument("--screenshots", required=True, help="where they go")
+    ap.add_argument("--root", required=True, help="the repository")
+    ap.add_argument("--chromium", default="/usr/bin/chromium")
+    ap.add_argument("--chromedriver", default="/usr/bin/chromedriver")
+    ap.add_argument("--chapters", default="", help="chapter folders, a,b,...")
     ap.add_argument("--part", choices=("pages", "search"),
                     help="only the crawl, tabs and phone checks (pages) or "
                     "only the search checks (search); both without it")
