@@ -3,13 +3,11 @@
  * chapter's subtitle where the theme wants them, and a link into a folded "try it first" that opens it. */
 'use strict';
 { // a block: with strict mode, its functions and variables stay out of the global scope
-
   // The search box lists the sections (the index make_pages.py writes) that match the words typed, best first,
   // once typing pauses for 80 ms. Little words (my, the) do not decide a match; apostrophes, plurals and sizes
   // (2GB, 2 GiB) are read as a person means them; the words people use find the pages' own (segfault:
   // segmentation fault). Enter opens the selected result, arrows move, Escape closes.
-  let base = (document.currentScript ? document.currentScript.src : '').replace(/[^\/]*$/, '');
-  let index = null, waiting = null;
+  let base = (document.currentScript ? document.currentScript.src : '').replace(/[^\/]*$/, ''), index = null, waiting = null;
   function withIndex(done) {
     if (index) return done();
     if (waiting) return waiting.push(done);
@@ -254,8 +252,7 @@
   function boxClass(c) { var box = document.getElementById('MSearchBox'); if (box) box.className = c; }
   // Searching on each keystroke makes fast typing lag: the search waits until typing pauses 80 ms; Enter, the
   // arrows and Escape run a waiting one first.
-  let pending = null;
-  let ON_FIELD = {
+  let pending = null, ON_FIELD = {
     focus: function (f) {
       clearDoxygenText(f); boxClass('MSearchBoxActive'); withIndex(function () {}); if (f.value) show(f.value);
     },
