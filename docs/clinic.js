@@ -1,27 +1,18 @@
-/* clinic.js -- the CUDA Memcpy Clinic site's own behaviour, on every page:
- * the full-text search (below), the top tabs, tables as labelled cards on a
- * phone (and code that wraps in a table too wide for the text), the table of
- * contents and a chapter's subtitle where the theme wants them, and a link
- * into a folded "try it first" section that opens it. */
-(function () {
-  'use strict';
-
-  // The search box lists the sections (the index make_pages.py writes) that
-  // match the words typed, best first, once typing pauses for 80 ms. Little
-  // words (my, the) do not decide a match; apostrophes, plurals and sizes
-  // (2GB, 2 GiB) are read as a person means them; the words people use find
-  // the pages' own (segfault: segmentation fault). Enter opens the selected
-  // result, arrows move, Escape closes. data-query tells which query the list
-  // answers.
-  var base = (document.currentScript ? document.currentScript.src : '').replace(/[^\/]*$/, '');
-  var index = null, waiting = null;
+/* clinic.js -- the site's own behaviour on every page: the full-text search, the top tabs, tables as
+ * labelled cards on a phone (code wraps in a table too wide for the text), the table of contents and a
+ * chapter's subtitle where the theme wants them, and a link into a folded "try it first" that opens it. */
+'use strict';
+{ // a block: with strict mode, its functions and variables stay out of the global scope
+  // The search box lists the sections (the index make_pages.py writes) that match the words typed, best first,
+  // once typing pauses for 80 ms. Little words (my, the) do not decide a match; apostrophes, plurals and sizes
+  // (2GB, 2 GiB) are read as a person means them; the words people use find the pages' own (segfault:
+  // segmentation fault). Enter opens the selected result, arrows move, Escape closes.
+  let base = (document.currentScript ? document.currentScript.src : '').replace(/[^\/]*$/, ''), index = null, waiting = null;
   function withIndex(done) {
     if (index) return done();
     if (waiting) return waiting.push(done);
     waiting = [done];
-    var s = document.createElement('script');
-    s.src = base + 'clinic-search-index.js';
-    s.charset = 'utf-8';
+    var s = Object.assign(document.createElement('script'), { src: base + 'clinic-search-index.js', charset: 'utf-8' });
     s.onload = s.onerror = function () {
       index = (window.CLINIC_SEARCH_INDEX || []).map(prepare);
       waiting.forEach(function (f) { f(); });
@@ -30,10 +21,10 @@
   }
 
   // Units of size, as one word each: people write GB for GiB.
-  var UNITS = { kb: 'kib', kib: 'kib', mb: 'mib', mib: 'mib', gb: 'gib', gib: 'gib',
+  let UNITS = { kb: 'kib', kib: 'kib', mb: 'mib', mib: 'mib', gb: 'gib', gib: 'gib',
                 tb: 'tib', tib: 'tib', bit: 'bit', bits: 'bit' };
-  // Words as the search compares them, in the pages and the query alike:
-  // "doesn't" is does, not; "PyCUDA's" is pycuda; "2GB" and "2 GiB" are 2, gib.
+  // Words as the search compares them, in the pages and the query alike: "doesn't" is does, not; "PyCUDA's" is
+  // pycuda; "2GB" and "2 GiB" are 2, gib.
   function words(text) {
     var t = text.toLowerCase().replace(/[\u2018\u2019\u02bc\u00b4]/g, "'")
       .replace(/\bcan'?t\b|\bcannot\b/g, 'can not').replace(/\bwon't\b/g, 'will not')
@@ -54,9 +45,9 @@
              ws: [e.t, e.s, e.x].map(function (f) { return ' ' + words(f).join(' ') + ' '; }) };
   }
 
-  // The words people use, and the words the pages use for the same thing.
-  // A query that holds one phrase of a group also finds the others.
-  var SYNONYMS = [
+  // The words people use, and the words the pages use for the same thing. A query that holds one phrase of a
+  // group also finds the others.
+  let SYNONYMS = [
     ['segfault', 'segmentation fault', 'sigsegv', 'signal 11', 'core dumped'],
     ['oom', 'out of memory', 'cudaerrormemoryallocation'],
     ['illegal memory access', 'illegal address', 'cudaerrorillegaladdress'],
@@ -64,19 +55,16 @@
     ['malloc null', 'malloc returns null', 'malloc fails', 'returns null'],
     ['struct padding', 'struct layout', 'padding', 'alignment', 'alignas', 'pragma pack'],
     ['threads per block', 'block size', 'maxthreadsperblock', 'block too large'],
-    ['wrong data', 'wrong results', 'wrong values', 'garbage'],
-    ['zeros', 'zeroes', 'all zero'],
-    ['hang', 'hangs', 'deadlock'],
-    ['memcpy dtoh', 'memcpy_dtoh'],
-    ['async', 'asynchronous'],
+    ['wrong data', 'wrong results', 'wrong values', 'garbage'], ['zeros', 'zeroes', 'all zero'],
+    ['hang', 'hangs', 'deadlock'], ['memcpy dtoh', 'memcpy_dtoh'], ['async', 'asynchronous'],
     ['sync', 'synchronize', 'synchronization']
   ].map(function (g) { return g.map(function (p) { return words(p).join(' '); }); });
-  // Little words only help a whole phrase rank ("does not wait"); a query of
-  // nothing else finds nothing, and the box says so.
-  var STOP = ' a am an and any anyone are as at be been but by can could did do does for from' +
-             ' get gets got had has have help how i if in into is it its me my not of on or our' +
-             ' per please so than that the their them then there these they this those to was' +
-             ' we were what when where which while who why will with would you your ';
+  // Little words only help a whole phrase rank ("does not wait"); a query of nothing else finds nothing, and
+  // the box says so.
+  let STOP = ' a am an and any anyone are as at be been but by can could did do does for from get gets got had' +
+             ' has have help how i if in into is it its me my not of on or our per please so than that the their' +
+             ' them then there these they this those to was we were what when where which while who why will with' +
+             ' would you your ';
   function content(qw) { return qw.filter(function (w) { return STOP.indexOf(' ' + w + ' ') < 0; }); }
 
   // A word's plural or singular counts as the word ("zero" finds "zeros").
@@ -89,31 +77,28 @@
     return [];
   }
 
-  // The synonyms found in the query: where they start, how many words, the
-  // group's other phrases.
+  // The synonyms found in the query: where they start, how many words, the group's other phrases.
   function synonymsOf(qw) {
     var found = [], q = ' ' + qw.join(' ') + ' ';
     SYNONYMS.forEach(function (group) {
       group.forEach(function (p) {
-        for (var at = q.indexOf(' ' + p + ' '); at >= 0; at = q.indexOf(' ' + p + ' ', at + 1)) {
+        for (var at = q.indexOf(' ' + p + ' '); at >= 0; at = q.indexOf(' ' + p + ' ', at + 1))
           found.push({ at: q.slice(1, at + 1).split(' ').length - 1, n: p.split(' ').length,
                        alt: group.filter(function (o) { return o !== p; }) });
-        }
       });
     });
     return found;
   }
 
-  function count(hay, needle) {
+  function count(hay, needle) {  // up to 5
     for (var n = 0, at = hay.indexOf(needle); at >= 0 && n < 5; n++) at = hay.indexOf(needle, at + needle.length);
     return n;
   }
 
-  // A record's score: each word (or its other forms, or a synonym of the
-  // phrase it is in) in the page title counts most, then the section's title,
-  // then the text; a piece of a longer word counts less; the more of the
+  // A record's score: each word (or its other forms, or a synonym of the phrase it is in) in the page title
+  // counts most, then the section's title, then the text; a piece of a longer word counts less; the more of the
   // words, the better; the words side by side count most of all.
-  var PLACE = [12, 8, 3];
+  let PLACE = [12, 8, 3];
   function score(r, qw, alts, phrases) {
     var total = 0, covered = 0;
     qw.forEach(function (w, k) {
@@ -149,8 +134,8 @@
       syn.forEach(function (s) { if (k >= s.at && k < s.at + s.n) a = a.concat(s.alt); });
       return a;
     });
-    // The whole query as a phrase, its words other than the little ones as
-    // another, or a synonym of all of it (OOM: out of memory).
+    // The whole query as a phrase, its words other than the little ones as another, or a synonym of all of it
+    // (OOM: out of memory).
     var phrases = qw.length > 1 ? [qw.join(' ')] : [];
     if (words.length > 1 && words.length < qw.length) phrases.push(words.join(' '));
     syn.forEach(function (s) { if (s.at === 0 && s.n === qw.length) phrases = phrases.concat(s.alt); });
@@ -164,14 +149,11 @@
   }
 
   function escapeHtml(s) {
-    return s.replace(/[&<>"]/g, function (c) {
-      return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c];
-    });
+    return s.replace(/[&<>"]/g, function (c) { return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]; });
   }
 
-  // What a result marks, as a pattern of whole words, longest first: the
-  // whole query, its pairs of words, its words (not the little ones, unless
-  // there is nothing else) and their other forms, and its synonyms. The
+  // What a result marks, as a pattern of whole words, longest first: the whole query, its pairs of words, its
+  // words (not the little ones, unless there is nothing else) and their other forms, and its synonyms. The
   // words of a phrase may be joined by any punctuation.
   function marker(qw) {
     var terms = [qw.join(' ')], words = content(qw);
@@ -186,9 +168,8 @@
     return { terms: terms, re: new RegExp('(?<![\\p{L}\\p{N}_])(' + body.join('|') + ')(?![\\p{L}\\p{N}_])', 'giu') };
   }
 
-  // About 180 characters of the text around the first of the longest
-  // whole-word matches (else the first piece of a word that matched), cut
-  // between words, with the terms marked.
+  // About 180 characters of the text around the first of the longest whole-word matches (else the first piece
+  // of a word that matched), cut between words, with the terms marked.
   function snippet(text, m) {
     var first = null, hit;
     m.re.lastIndex = 0;
@@ -214,12 +195,10 @@
     return (from > 0 ? '…' : '') + html + escapeHtml(text.slice(pos, to)) + (to < text.length ? '…' : '');
   }
 
-  // ---- the results list ----------------------------------------------------
-  var panel = document.createElement('div');
-  panel.id = 'clinic-search-results';
+  // The results list.
+  let panel = Object.assign(document.createElement('div'), { id: 'clinic-search-results', hidden: true });
   panel.setAttribute('role', 'listbox');
-  panel.hidden = true;
-  var selected = -1;
+  let selected = -1;
   function field() { return document.getElementById('MSearchField'); }
   function links() { return panel.querySelectorAll('a.clinic-hit'); }
   function hide() { panel.hidden = true; selected = -1; }
@@ -228,9 +207,8 @@
     var box = document.getElementById('MSearchBox') || field();
     if (!box || panel.hidden) return;
     var r = box.getBoundingClientRect(), width = Math.min(520, window.innerWidth - 16);
-    panel.style.top = (r.bottom + 6) + 'px';
-    panel.style.left = Math.max(8, Math.min(r.right - width, window.innerWidth - width - 8)) + 'px';
-    panel.style.width = width + 'px';
+    Object.assign(panel.style, { top: (r.bottom + 6) + 'px', width: width + 'px',
+                                 left: Math.max(8, Math.min(r.right - width, window.innerWidth - width - 8)) + 'px' });
   }
 
   function select(k) {
@@ -264,49 +242,31 @@
       panel.innerHTML = html;
       panel.setAttribute('data-query', q); // which query the list answers
       if (!panel.parentNode) document.body.appendChild(panel);
-      selected = -1;
-      panel.hidden = false;
-      place();
+      selected = -1; panel.hidden = false; place();
     });
   }
 
-  // Doxygen's box calls its own handlers from inline attributes; listeners in
-  // the capture phase run first and stop the event before they do. Its focus
-  // handler, which clears its "Search" text, so never runs.
-  function clearDoxygenText(f) {
-    if (f && f.value === f.defaultValue && /^search$/i.test(f.value)) f.value = '';
-  }
-  function boxClass(c) {
-    var box = document.getElementById('MSearchBox');
-    if (box) box.className = c;
-  }
-  // Searching on each keystroke makes fast typing lag: the search waits until
-  // typing pauses 80 ms; Enter, the arrows and Escape run a waiting one first.
-  var pending = null;
-  var ON_FIELD = {
+  // Doxygen's box calls its own handlers from inline attributes; listeners in the capture phase run first and
+  // stop the event before they do. Its focus handler, which clears its "Search" text, so never runs.
+  function clearDoxygenText(f) { if (f && f.value === f.defaultValue && /^search$/i.test(f.value)) f.value = ''; }
+  function boxClass(c) { var box = document.getElementById('MSearchBox'); if (box) box.className = c; }
+  // Searching on each keystroke makes fast typing lag: the search waits until typing pauses 80 ms; Enter, the
+  // arrows and Escape run a waiting one first.
+  let pending = null, ON_FIELD = {
     focus: function (f) {
-      clearDoxygenText(f);
-      boxClass('MSearchBoxActive');
-      withIndex(function () {});
-      if (f.value) show(f.value);
+      clearDoxygenText(f); boxClass('MSearchBoxActive'); withIndex(function () {}); if (f.value) show(f.value);
     },
-    blur: function (f) {
-      if (!f.value) boxClass('MSearchBoxInactive');
-    },
+    blur: function (f) { if (!f.value) boxClass('MSearchBoxInactive'); },
     keyup: function () {},
-    input: function (f) {
-      clearTimeout(pending);
-      pending = setTimeout(function () { pending = null; show(f.value); }, 80);
-    },
+    input: function (f) { clearTimeout(pending); pending = setTimeout(function () { pending = null; show(f.value); }, 80); },
     keydown: function (f, ev) {
       if (pending !== null) { clearTimeout(pending); pending = null; show(f.value); }
       var a = links();
       if (ev.key === 'ArrowDown' || ev.key === 'ArrowUp') {
         select(selected + (ev.key === 'ArrowDown' ? 1 : -1));
         ev.preventDefault();
-      } else if (ev.key === 'Escape') {
-        hide();
-      } else if (ev.key === 'Enter') {
+      } else if (ev.key === 'Escape') hide();
+      else if (ev.key === 'Enter') {
         ev.preventDefault();
         if (!a.length) return show(f.value);
         hide();
@@ -337,7 +297,7 @@
   });
   window.addEventListener('resize', place);
 
-  // ---- tables on narrow screens -----------------------------------------------
+  // Tables on narrow screens.
   function labelTables() {
     document.querySelectorAll('table.markdownTable').forEach(function (table) {
       var head = table.querySelector('tr.markdownTableHead');
@@ -347,32 +307,28 @@
       table.querySelectorAll('tr').forEach(function (tr) {
         if (tr === head) return;
         if (tr.children.length && !tr.children[0].textContent.trim()) tr.classList.add('clinic-more');
-        Array.prototype.forEach.call(tr.children, function (td, k) {
-          if (names[k]) td.setAttribute('data-label', names[k]);
-        });
+        Array.prototype.forEach.call(tr.children, function (td, k) { if (names[k]) td.setAttribute('data-label', names[k]); });
       });
     });
   }
 
-  // A table too wide for the text column is marked so that clinic.css lets its
-  // code wrap; measured again whenever the column changes width.
-  var fitWidth = -1;
+  // A table too wide for the text column is marked so that clinic.css lets its code wrap; measured again
+  // whenever the column changes width.
+  let fitWidth = -1;
   function fitTables() {
     var column = document.querySelector('div.contents');
     if (!column || column.clientWidth === fitWidth) return;
     fitWidth = column.clientWidth;
     document.querySelectorAll('table.markdownTable').forEach(function (table) {
       var body = table.querySelector('tbody') || table;
-      table.classList.remove('clinic-fit');
-      if (body.scrollWidth > body.clientWidth + 1) table.classList.add('clinic-fit');
+      table.classList.toggle('clinic-fit', body.scrollWidth > body.clientWidth + 1);
     });
   }
 
-  // A link or search result that points into a folded "try it first" section
-  // opens it, so that the reader sees what was asked for.
+  // A link or search result that points into a folded "try it first" section opens it, so that the reader sees
+  // what was asked for.
   function openTarget() {
-    var id = decodeURIComponent(window.location.hash.slice(1));
-    var el = id && document.getElementById(id);
+    var id = decodeURIComponent(window.location.hash.slice(1)), el = id && document.getElementById(id);
     if (!el) return;
     for (var d = el.closest('details'); d; d = d.parentElement && d.parentElement.closest('details')) d.open = true;
     var h = el.closest('h1, h2, h3, h4') || el;
@@ -384,20 +340,18 @@
   }
   window.addEventListener('hashchange', openTarget);
 
-  // ---- the top tabs ---------------------------------------------------------
-  // Instead of Doxygen's "Related Pages" (empty: every page is under the main
-  // page). jQuery builds the menu after the DOMContentLoaded listeners run.
-  var TABS = [['Chapters', 'chapters.html'], ['By symptom', 'symptoms.html'], ['Myths', 'myths.html'],
+  // The top tabs, instead of Doxygen's "Related Pages" (empty: every page is under the main page). jQuery
+  // builds the menu after the DOMContentLoaded listeners run.
+  let TABS = [['Chapters', 'chapters.html'], ['By symptom', 'symptoms.html'], ['Myths', 'myths.html'],
               ['Python', 'python.html'], ['Doctor', 'doctor.html']];
   document.addEventListener('DOMContentLoaded', function () {
     var menu = window.menudata;
     if (!menu || !menu.children) return;
-    menu.children = menu.children.filter(function (e) {
-      return !/^(pages|files|globals|examples)\.html$/.test(e.url);
-    }).concat(TABS.map(function (t) { return { text: t[0], url: t[1] }; }));
+    menu.children = menu.children.filter(function (e) { return !/^(pages|files|globals|examples)\.html$/.test(e.url); })
+      .concat(TABS.map(function (t) { return { text: t[0], url: t[1] }; }));
   });
 
-  var done = false;
+  let done = false;
   function ready() {
     var q = function (s) { return document.querySelector(s); };
     if (!done) {
@@ -415,15 +369,13 @@
     labelTables();
     fitTables();
     var f = field();
-    if (f) {
-      clearDoxygenText(f);
-      f.setAttribute('placeholder', 'Search the text');
-      f.setAttribute('aria-label', 'Search the text of the site');
-      f.setAttribute('autocomplete', 'off');
-    }
+    if (!f) return;
+    clearDoxygenText(f);
+    [['placeholder', 'Search the text'], ['aria-label', 'Search the text of the site'], ['autocomplete', 'off']]
+      .forEach(function (a) { f.setAttribute(a[0], a[1]); });
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', ready);
   else ready();
   // The search box is made by Doxygen's menu script once the page is ready.
   window.addEventListener('load', ready);
-})();
+}

@@ -1,8 +1,5 @@
 #!/usr/bin/env python3
-"""make_pages.py -- the repository's Markdown as Doxygen pages, at build time.
-
-    make_pages.py --root <repo> --chapters <a,b,...> --out <dir> [--diff diff]
-                  [--plots <dir>] [--depfile <file> --stamp <file>]
+"""make_pages.py -- the repository's Markdown as Doxygen pages (see --help).
 
 Doxygen renders the Markdown; this adds what it cannot know: page ids and
 GitHub's heading anchors ([..](../chapters/01-x/README.md#cause) becomes
@@ -10,13 +7,12 @@ GitHub's heading anchors ([..](../chapters/01-x/README.md#cause) becomes
 site is shown as text); a chapter's folded Fix, the lines around its BUG:,
 its programs, the diff of its fix and its recorded outputs; the chapters and
 part pages; the main page's list of pages; the seeds' programs; and
-OUT/extra/clinic-search-index.js, every section's text for clinic.js. Every
-docs/<name>.md is a page (id: <name> without punctuation). --depfile writes
-a Makefile rule naming every file and folder read.
+OUT/extra/clinic-search-index.js, every section's text for clinic.js.
 """
 
 import argparse
 import html
+import itertools
 import json
 import os
 import posixpath
@@ -30,10 +26,9 @@ PART_NAMES = ["allocation", "pointers", "synchronization",
               "launch configuration", "structs", "streams and pinned memory",
               "staging of kernel-allocated memory", "silent device bugs",
               "the Python boundary", "several GPUs and managed memory"]
-TWINS = (("PyCUDA", "broken.py", "fixed.py"),
-         ("CuPy", "broken_cupy.py", "fixed_cupy.py"),
-         ("PyTorch", "broken_torch.py", "fixed_torch.py"),
-         ("Numba", "broken_numba.py", "fixed_numba.py"))
+TWINS = tuple((lib, "broken%s.py" % s, "fixed%s.py" % s) for lib, s in (
+    ("PyCUDA", ""), ("CuPy", "_cupy"), ("PyTorch", "_torch"),
+    ("Numba", "_numba")))
 PROGRAMS = ("broken.cu", "fixed.cu") + tuple(
     x for _, b, f in TWINS for x in (b, f))
 LIBRARY = {x: lib for lib, b, f in TWINS for x in (b, f)}  # twin: library
@@ -102,11 +97,8 @@ def gh_slug(text):
 
 
 def unique(slug, taken):
-    s, k = slug, 0
-    while s in taken:
-        k += 1
-        s = "%s-%d" % (slug, k)
-    return s
+    return next(s for s in itertools.chain([slug], (
+        "%s-%d" % (slug, k) for k in itertools.count(1))) if s not in taken)
 
 
 def md_lines(text):
@@ -129,20 +121,14 @@ def md_lines(text):
 def heading_slugs(text):
     """The GitHub anchors of a Markdown text's headings, title left out."""
     slugs = []
-    for _, h, _ in md_lines(text)[1]:
-        if h:
-            slugs.append(unique(gh_slug(h.group(2)), slugs))
+    for h in (h for _, h, _ in md_lines(text)[1] if h):
+        slugs.append(unique(gh_slug(h.group(2)), slugs))
     return slugs
 
 
 def doxygen_file(pid):
     """The file Doxygen writes for a page or file name."""
     return pid.replace("_", "__").replace(".", "_8") + ".html"
-
-
-def doxygen_title(text):
-    """A title as Doxygen shows it verbatim: plain, '_' escaped."""
-    return plain(text).replace("_", "\\_").replace("<", "&lt;")
 
 
 def inline(text, link):
@@ -182,17 +168,8 @@ def strip_header(text, python):
     end = text.find(m.group(1) if python else "*/", m.end()) if m else -1
     if end < 0:
         return text, 0
-    nl = text.find("\n", end)
-    head = text[:nl + 1] if nl >= 0 else text
-    return text[len(head):], head.count("\n") + (nl < 0)
-
-
-def chapter_part(readme):
-    """A chapter's part, from its README's **Part: <part>.**"""
-    m = re.search(r"\*\*Part: ([^*.]+)\.\*\*", readme)
-    part = m.group(1).strip().lower() if m else ""
-    known = [p for p in PART_NAMES if p.lower() == part]
-    return known[0] if known else part or "not sorted yet"
+    head = text[:text.find("\n", end) + 1] or text
+    return text[len(head):], head.count("\n") + (not head.endswith("\n"))
 
 
 def part_id(part):
@@ -209,35 +186,25 @@ class Chapter:
     def __init__(self, site, folder):
         self.folder, self.id = folder, "ch" + folder[:2]
         self.dir = os.path.join(site.root, "chapters", folder)
-        readme = os.path.join(self.dir, "README.md")
-        text = site.read(readme) if site.exists(readme) else ""
+        text = site.read(os.path.join(self.dir, "README.md"), "")
         full = md_lines(text)[0] or "%s · %s" % (
             folder[:2], folder[3:].replace("-", " "))
         self.short, _, self.sub = full.partition(": ")
-        self.part = chapter_part(text)
+        m = re.search(r"\*\*Part: ([^*.]+)\.\*\*", text)  # **Part: <part>.**
+        part = m.group(1).strip().lower() if m else ""
+        self.part = ([p for p in PART_NAMES if p.lower() == part] + [
+            part or "not sorted yet"])[0]
         self.title = plain(full)
-
-    def files(self, site):
-        """The programs the chapter has: C, twins, then the variants; then
-        the files that every program is built with."""
-        names = [f for f in PROGRAMS
-                 if site.exists(os.path.join(self.dir, f))]
-        return names + variants(self.dir) + shared_sources(self.dir)
 
 
 def shared_sources(folder):
     """The files clinic_chapter(SOURCES ...) in the chapter's CMakeLists.txt
     builds into every program (chapter 44's second .cu and its header)."""
     cmake = os.path.join(folder, "CMakeLists.txt")
-    call = re.search(r"\bclinic_chapter\(([^)]*)\)",
+    call = re.search(r"\bclinic_chapter\([^)]*?\bSOURCES\b([^)]*)\)",
                      read_text(cmake) if os.path.isfile(cmake) else "")
-    words = call.group(1).split() if call else []
-    names = []
-    for word in words[words.index("SOURCES") + 1:] if "SOURCES" in words \
-            else []:
-        if word.isupper():  # the next option
-            break
-        names.append(word)
+    names = itertools.takewhile(lambda w: not w.isupper(),  # next option
+                                call.group(1).split() if call else [])
     return [n for n in names if os.path.isfile(os.path.join(folder, n))]
 
 
@@ -256,21 +223,19 @@ class Site:
     def __init__(self, root, out, chapters, diff="diff", plots=""):
         self.root, self.out, self.diff, self.plots = root, out, diff, plots
         self.chapters = [c for c in chapters if re.match(r"\d\d-", c)]
-        self.pages = {}  # id -> (Markdown file, its folder in the repo)
-        self.anchors = {}  # id -> the anchors of its headings
-        self.titles = {}  # id -> its title, as plain text
-        self.search = []
-        self.read_paths = set()
-        self.notes = []
+        # id -> (Markdown file, its folder in the repo), its headings'
+        # anchors, its title as plain text
+        self.pages, self.anchors, self.titles = {}, {}, {}
+        self.search, self.read_paths, self.notes = [], set(), []
 
     def exists(self, path):
-        self.read_paths.add(os.path.dirname(path))
         found = os.path.exists(path)
-        if found:
-            self.read_paths.add(path)
+        self.read_paths.update([os.path.dirname(path)] + [path] * found)
         return found
 
-    def read(self, path):
+    def read(self, path, missing=None):  # missing: the text of no file
+        if missing is not None and not self.exists(path):
+            return missing
         self.read_paths.add(path)
         return read_text(path)
 
@@ -375,30 +340,29 @@ class Site:
         title = title or self.titles[pid]
 
         link = self.md_link(pid, folder, origin)
-        out, slugs, section = [], [], [url, "", []]
+        out, slugs, sections = [], [], [(url, "", [])]
         for line, h, fence in md_lines(self.read(src))[1]:
             if h:
-                self.entry(section[0], title, section[1],
-                           search_text("\n".join(section[2])))
-                slug = unique(gh_slug(h.group(2)), slugs)
-                slugs.append(slug)
-                section = ["%s#%s-%s" % (url, pid, slug), plain(h.group(2)),
-                           []]
-                line = "%s \\anchor %s-%s %s" % (h.group(1), pid, slug, inline(
-                    re.sub(r" *\{#[^}]*\}\Z", "", h.group(2)), link))
+                slugs.append(unique(gh_slug(h.group(2)), slugs))
+                sections.append(("%s#%s-%s" % (url, pid, slugs[-1]),
+                                 plain(h.group(2)), []))
+                line = "%s \\anchor %s-%s %s" % (
+                    h.group(1), pid, slugs[-1],
+                    inline(re.sub(r" *\{#[^}]*\}\Z", "", h.group(2)), link))
             else:
-                section[2].append(line)
+                sections[-1][2].append(line)
                 line = line if fence else inline(line, link)
             out.append(line)
-        self.entry(section[0], title, section[1],
-                   search_text("\n".join(section[2])))
+        for u, section, lines in sections:
+            self.entry(u, title, section, search_text("\n".join(lines)))
         return "\n".join(out) + "\n"
 
     def page(self, pid, title, body, toc=True):
         """A whole page: title with its id, a table of contents of its
         level-2 headings (Doxygen's own lists only sections, and a section
         would also show in the navigation tree), the body."""
-        head = "# %s" % doxygen_title(title)
+        # the title as Doxygen shows it verbatim: plain, '_' escaped
+        head = "# " + plain(title).replace("_", "\\_").replace("<", "&lt;")
         if pid != "index":
             head += " {#%s}" % pid
         items = "".join('<li class="level1"><a href="#%s">%s</a></li>' % (
@@ -509,8 +473,8 @@ def outcome_html(site, path, label):
     m = re.search(r"\[exit status: (\d+)\]\Z", text)
     verdict, cls = ("recorded", "clinic-other")
     if m:
-        code = int(m.group(1))
-        verdict, cls = VERDICTS.get(code, ("exit %d" % code, "clinic-bad"))
+        verdict, cls = VERDICTS.get(int(m.group(1)), (
+            "exit %d" % int(m.group(1)), "clinic-bad"))
     elif text.endswith("[compilation failed]"):
         verdict, cls = ("does not compile: nvcc's diagnostic", "clinic-bad")
     lines = "".join('<div class="line">%s</div>' % esc(line)
@@ -526,40 +490,9 @@ def pair(*outcomes):
                         "".join(outcomes)))
 
 
-def record_text(site, path):
-    return site.read(path) if site.exists(path) else ""
-
-
-def nav_bar(site, chapters, idx):
-    """Previous / part / next of chapters[idx]."""
-    ch = chapters[idx]
-    prev = ("← Previous: @ref " + chapters[idx - 1].id if idx
-            else "← @ref chapters")
-    nxt = ("Next: @ref %s →" % chapters[idx + 1].id
-           if idx + 1 < len(chapters) else "@ref chapters →")
-    return ('<div class="clinic-prevnext"><span class="clinic-prev">%s</span>'
-            '<span class="clinic-up">Part: [%s](@ref %s)</span><span class='
-            '"clinic-next">%s</span></div>\n' % (
-                prev, ch.part[:1].upper() + ch.part[1:], part_id(ch.part),
-                nxt))
-
-
 def subtitle(site, ch):
     where = "chapters/" + ch.folder
     return inline(ch.sub, site.md_link(ch.id, where, where + "/README.md"))
-
-
-def chapter_readme(site, ch):
-    """The README part of a chapter's page, its Fix folded."""
-    if ch.id not in site.pages:
-        return "This chapter's README.md is not written yet.\n"
-    body = site.markdown(ch.id, ch.title)
-    body = re.sub(r"<b>Part: ([^.<]+)\.</b>", lambda m: "<b>Part: [%s](@ref "
-                  "%s).</b>" % (m.group(1), part_id(ch.part)), body, 1)
-    hint = "\\anchor %s-hint " % ch.id in body
-    return fold(body, ch.id + "-fix", "Change <code>broken.cu</code> until it"
-                " passes%s." % (" (the Hint below points the way)" if hint
-                                else ""), "the fix")
 
 
 def chapter_programs(site, ch):
@@ -578,7 +511,9 @@ def chapter_programs(site, ch):
     text += ("\n## \\anchor %s-the-programs The programs\n\nBoth programs "
              "in full, as the tests build and run them.\n" % ch.id)
     os.makedirs(os.path.join(site.out, "examples", ch.id), exist_ok=True)
-    for f in ch.files(site):
+    # C, the twins, the variants, the files built into every program
+    for f in [f for f in PROGRAMS if site.exists(os.path.join(ch.dir, f))] + \
+            variants(ch.dir) + shared_sources(ch.dir):
         shutil.copy2(os.path.join(ch.dir, f),
                      os.path.join(site.out, "examples", ch.id))
         twin = re.sub(r"(_[a-z]+)?\.py", ".cu", f)
@@ -634,29 +569,37 @@ def chapter_outputs(site, ch):
         records = [(os.path.join(exp, x + ".out"), x) for x in names]
         text += intro + htmlonly(pair(*(outcome_html(site, r, x)
                                         for r, x in records)))
-        found += ["%s: %s" % (x, record_text(site, r)) for r, x in records]
+        found += ["%s: %s" % (x, site.read(r, "")) for r, x in records]
     site.entry("%s.html#%s-recorded-output" % (ch.id, ch.id), ch.title,
                "Recorded output", re.sub(r"\s+", " ", " ".join(found)))
     return text
 
 
 def chapter_page(site, chapters, idx):
-    """A chapter's page, as Markdown."""
+    """A chapter's page, as Markdown, between previous / part / next."""
     ch = chapters[idx]
-    nav = nav_bar(site, chapters, idx)
+    prev = ("← Previous: @ref " + chapters[idx - 1].id if idx
+            else "← @ref chapters")
+    nxt = ("Next: @ref %s →" % chapters[idx + 1].id
+           if idx + 1 < len(chapters) else "@ref chapters →")
+    nav = ('<div class="clinic-prevnext"><span class="clinic-prev">%s</span>'
+           '<span class="clinic-up">Part: [%s](@ref %s)</span><span class='
+           '"clinic-next">%s</span></div>\n' % (
+               prev, ch.part[:1].upper() + ch.part[1:], part_id(ch.part), nxt))
     head = ('<div class="clinic-subtitle">%s</div>\n\n' % subtitle(site, ch)
             if ch.sub else "")
-    body = (head + nav + "\n" + chapter_readme(site, ch) +
-            chapter_programs(site, ch) + chapter_diff(site, ch) +
-            chapter_outputs(site, ch) + "\n" + nav)
+    readme = "This chapter's README.md is not written yet.\n"
+    if ch.id in site.pages:  # the README, its Part linked, its Fix folded
+        readme = re.sub(r"<b>Part: ([^.<]+)\.</b>", lambda m: "<b>Part: [%s]("
+                        "@ref %s).</b>" % (m.group(1), part_id(ch.part)),
+                        site.markdown(ch.id, ch.title), 1)
+        readme = fold(readme, ch.id + "-fix", "Change <code>broken.cu</code> "
+                      "until it passes%s." % (
+                          " (the Hint below points the way)" if "\\anchor "
+                          "%s-hint " % ch.id in readme else ""), "the fix")
+    body = (head + nav + "\n" + readme + chapter_programs(site, ch) +
+            chapter_diff(site, ch) + chapter_outputs(site, ch) + "\n" + nav)
     return site.page(ch.id, ch.short, body)
-
-
-def parts_of(chapters):
-    """The parts that have chapters: the known ones first, in order."""
-    have = [ch.part for ch in chapters]
-    return [p for p in PART_NAMES if p in have] + [
-        p for p in dict.fromkeys(have) if p not in PART_NAMES]
 
 
 def chapter_list(site, chapters, parts):
@@ -696,25 +639,21 @@ def seeds_programs(site, files):
                  "Recorded output:\n\n%s" % (gh_slug(f), f, f, htmlonly(
                      pair(outcome_html(site, out, f)))))
         site.entry("seeds.html#seeds-" + gh_slug(f), "Seeds", f,
-                   re.sub(r"\s+", " ", record_text(site, out)))
+                   re.sub(r"\s+", " ", site.read(out, "")))
     return text
 
 
 def register(site):
     """Finds the pages. Returns (the docs pages' ids in site order, the
     seeds' programs)."""
-    root = site.root
-    if site.exists(os.path.join(root, "README.md")):
-        site.add_page("index", os.path.join(root, "README.md"), "")
-    docs = []
+    root, docs = site.root, []
     site.read_paths.add(os.path.join(root, "docs"))
     for name in sorted(os.listdir(os.path.join(root, "docs"))):
         pid = re.sub(r"[^a-z0-9]", "", name.split(".")[0].lower())
         if name.endswith(".md") and pid not in ("", "readme", "index"):
             site.add_page(pid, os.path.join(root, "docs", name), "docs")
             docs.append(pid)
-    docs.sort(key=lambda p: (p not in FIRST_PAGES, FIRST_PAGES.index(p)
-                             if p in FIRST_PAGES else 0))
+    docs.sort(key=lambda p: (FIRST_PAGES + (p,)).index(p))
     seeds = os.path.join(root, "seeds")
     files = sorted(f for f in os.listdir(seeds) if f.endswith(".py")) \
         if site.exists(os.path.join(seeds, "README.md")) else []
@@ -727,7 +666,7 @@ def register(site):
                               "the-fix-as-a-diff", "recorded-output"] + [
                               f.replace(".", "-") for f in PROGRAMS +
                               tuple(variants(d) + shared_sources(d))])
-    for pid, src in (("seeds", "seeds/README.md"),
+    for pid, src in (("index", "README.md"), ("seeds", "seeds/README.md"),
                      ("bench", "bench/README.md"),
                      ("contributing", "CONTRIBUTING.md")):
         if site.exists(os.path.join(root, src)):
@@ -737,18 +676,6 @@ def register(site):
     return docs, files
 
 
-def main_page(site, docs):
-    """The main page: the README, then the list of the site's pages."""
-    ids = ["chapters"] + docs + [p for p in ("seeds", "bench", "contributing")
-                                 if p in site.pages]
-    text = "\n## \\anchor index-on-this-site On this site\n\n" + "".join(
-        "- @subpage %s\n" % p for p in ids)
-    if "index" not in site.pages:
-        return "# CUDA Memcpy Clinic\n" + text
-    return site.page("index", site.titles["index"],
-                     site.markdown("index") + text, toc=False)
-
-
 def make_site(site):
     """Writes the pages, the examples, the images and the search index."""
     for sub in ("pages", "examples", "images", "extra"):
@@ -756,7 +683,9 @@ def make_site(site):
         os.makedirs(os.path.join(site.out, sub))
     docs, seed_files = register(site)
     chapters = [Chapter(site, folder) for folder in site.chapters]
-    parts = parts_of(chapters)
+    have = [ch.part for ch in chapters]  # the known parts first, in order
+    parts = [p for p in PART_NAMES if p in have] + [
+        p for p in dict.fromkeys(have) if p not in PART_NAMES]
     for p in parts:
         site.pages[part_id(p)] = ("", "")
     pages = {ch.id: chapter_page(site, chapters, idx)
@@ -767,7 +696,13 @@ def make_site(site):
             extra = seeds_programs(site, seed_files) if pid == "seeds" else ""
             pages[pid] = site.page(pid, site.titles[pid], site.markdown(pid)
                                    + extra, toc=len(site.anchors[pid]) >= 4)
-    pages["mainpage"] = main_page(site, docs)
+    # the main page: the README, then the list of the site's pages
+    text = "\n## \\anchor index-on-this-site On this site\n\n" + "".join(
+        "- @subpage %s\n" % p for p in ["chapters"] + docs + [
+            p for p in ("seeds", "bench", "contributing") if p in site.pages])
+    pages["mainpage"] = site.page("index", site.titles["index"], site.markdown(
+        "index") + text, toc=False) if "index" in site.pages else (
+            "# CUDA Memcpy Clinic\n" + text)
     for pid, text in pages.items():
         write(os.path.join(site.out, "pages", pid + ".md"), text)
     header = os.path.join(site.root, "common", "check_cuda.h")
@@ -780,14 +715,6 @@ def make_site(site):
           "/* Generated by make_pages.py: the text of every section. */\n"
           "window.CLINIC_SEARCH_INDEX = %s;\n" % json.dumps(
               site.search, ensure_ascii=False, indent=0).replace("</", "<\\/"))
-
-
-def depfile_text(target, paths):
-    """A Makefile rule: target depends on paths."""
-    def quote(p):
-        return re.sub(r"([ #:])", r"\\\1", p.replace("$", "$$"))
-    return "%s: \\\n  %s\n" % (quote(target), " \\\n  ".join(
-        quote(p) for p in sorted(paths)))
 
 
 def main(argv=None):
@@ -809,10 +736,13 @@ def main(argv=None):
     except BuildError as e:
         print("make_pages.py: error: %s" % e, file=sys.stderr)
         return 1
-    if args.depfile:
+    if args.depfile:  # a Makefile rule: the stamp depends on all that was read
         site.read_paths |= {os.path.abspath(__file__), site.plots}
-        write(args.depfile, depfile_text(args.stamp or "docs", (
-            os.path.abspath(p) for p in site.read_paths if p)))
+        rule = [re.sub(r"([ #:])", r"\\\1", p.replace("$", "$$")) for p in [
+            args.stamp or "docs"] + sorted(
+                os.path.abspath(p) for p in site.read_paths if p)]
+        write(args.depfile, "%s: \\\n  %s\n" % (rule[0], " \\\n  ".join(
+            rule[1:])))
     return 0
 
 

@@ -1,0 +1,153 @@
+/* browser_test.js -- what browser_test.py runs in the page: each script follows its "//: NAME" line and
+ * runs after HELPERS; those run asynchronously end by calling done. */
+
+//: HELPERS how many animations run (jQuery's, and CSS's that end); a promise of a condition (tried every
+// 10 ms) and of two frames; whether an element shows; the elements a selector finds.
+const running = () => (window.jQuery && jQuery.timers ? jQuery.timers.length : 0) + document.getAnimations()
+  .filter(a => a.playState === 'running' && isFinite(a.effect ? a.effect.getComputedTiming().endTime : 0)).length;
+const until = (test, ms) => new Promise(done => {
+  const end = performance.now() + ms;
+  (function look() {
+    let ok = false;
+    try { ok = test(); } catch (e) {}
+    if (ok || performance.now() > end) done(ok); else setTimeout(look, 10);
+  })();
+});
+const frames = () => new Promise(then => requestAnimationFrame(() => requestAnimationFrame(then)));
+const shows = e => {
+  const r = e.getBoundingClientRect(), s = getComputedStyle(e);
+  return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' &&
+         !e.closest('[hidden], details:not([open]) > :not(summary)');
+};
+const all = s => [...document.querySelectorAll(s)], done = arguments[arguments.length - 1];
+// The elements after el's heading, up to the next heading.
+const section = el => {
+  const out = [];
+  for (let n = (el.closest('h1, h2, h3') || el).nextElementSibling; n && !/^H[1-3]$/.test(n.tagName);
+       n = n.nextElementSibling) out.push(n);
+  return out;
+};
+
+//: READY the page loaded, jQuery's ready handlers run, the navigation tree filled and (within 3 s) synced,
+// no animation running with arguments[1] (settle), two frames.
+const limit = arguments[0] * 1000, settle = arguments[1], tree = () => document.getElementById('nav-tree');
+(async () => {
+  const out = {loaded: await until(() => document.readyState === 'complete', limit)};
+  if (!out.loaded) return done(out);
+  let ran = !window.jQuery;
+  if (window.jQuery) jQuery(() => { ran = true; });
+  await until(() => ran, limit);
+  out.tree = await until(() => !tree() || tree().querySelectorAll('a[href]').length > 1, limit);
+  await until(() => !tree() || tree().querySelector('#selected'), 3000);
+  await until(() => !settle || !running(), limit);
+  await frames();
+  done(out);
+})();
+
+//: SETTLE no animation running, then two frames.
+until(() => !running(), 10000).then(frames).then(done);
+
+//: FACTS what a reader sees of a page: its text outside code, its ids, its links.
+const skip = 'pre, code, tt, kbd, .fragment, script, style, textarea, ' +
+  '#clinic-search-results, #MSearchResultsWindow, #MSearchSelectWindow';
+const texts = [], title = document.querySelector('.title'), contents = document.querySelector('div.contents');
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+for (let n; (n = walker.nextNode());)
+  if (n.parentElement && !n.parentElement.closest(skip) && n.nodeValue.trim()) texts.push(n.nodeValue);
+return {text: texts, ids: all('[id]').map(e => e.id).concat(all('a[name]').map(e => e.getAttribute('name'))),
+        links: all('a[href]').map(a => [a.getAttribute('href'), a.href, a.textContent.trim()]),
+        titles: [document.title, title ? title.textContent.trim() : ''],
+        words: contents ? contents.innerText.split(/\s+/).length : 0};
+
+//: OPENING the main page's links before its first heading.
+const out = [];
+for (let n = document.querySelector('div.contents .textblock').firstElementChild; n && !/^H[1-3]$/.test(n.tagName);
+     n = n.nextElementSibling) n.querySelectorAll('a[href]').forEach(a => out.push(a.getAttribute('href')));
+return out;
+
+//: CHAPTER a chapter as it arrives (arguments[0]: its number): its folds, Hint, diff lines, recorded outputs.
+const get = s => document.getElementById('ch' + arguments[0] + s);
+const fix = get('-fix'), hint = get('-hint'), where = get('-where-the-bug-is'), programs = get('-the-programs');
+const diff = all('.clinic-diff').find(d => d.textContent.indexOf('+++ fixed.cu') >= 0);
+const open = all('details.clinic-try').filter(d => d.open).length;
+return {outputs: all('.clinic-out .fragment').map(f => f.textContent), bad: [
+  [open, open + " 'try it first' fold(s) open on arrival"],
+  [!fix || !section(fix).some(n => n.matches('details.clinic-try') || n.querySelector('details.clinic-try')),
+   "the Fix is not folded behind 'try it first'"],
+  [!(where && programs && where.compareDocumentPosition(programs) & 4),
+   "no 'Where the bug is' above the full listings"],
+  [hint && !section(hint).some(n => n.getBoundingClientRect().height > 0 && !n.closest('details')),
+   'the Hint is not in plain view'],
+  [!diff || !diff.querySelectorAll('.add, .del').length, 'the diff of the fix takes out and puts in no line']
+].filter(b => b[0]).map(b => b[1])};
+
+//: PARTS whether the navigation tree shows a part's entry.
+return all('#nav-tree a[href*="part-"]').some(shows);
+
+//: TABS the top tabs: text and link.
+return all('#main-menu > li > a').map(a => [a.textContent.trim(), a.href]);
+
+//: RESULTS once a query is typed: waits for the list that answers what the box holds, then reads it as
+// shown: each snippet with where its highlights sit, the visible results' links, and what the list says when
+// it lists nothing.
+const p = () => document.getElementById('clinic-search-results'), f = document.getElementById('MSearchField');
+until(() => p() && !p().hidden && p().children.length > 0 && p().getAttribute('data-query') === f.value,
+      10000).then(ok => {
+  const out = {value: f.value, shown: ok, hits: [], links: [], said: ''};
+  if (!ok) return done(out);
+  out.hits = [...p().querySelectorAll('.clinic-hit-text')].map(el => {
+    let text = '';
+    const marks = [];
+    el.childNodes.forEach(n => {
+      if (n.nodeName === 'MARK') marks.push([text.length, text.length + n.textContent.length]);
+      text += n.textContent;
+    });
+    return {text: text, marks: marks};
+  });
+  out.links = [...p().querySelectorAll('a.clinic-hit')].filter(shows).map(a => a.href);
+  const no = p().querySelector('.clinic-nohit');
+  out.said = no ? no.textContent : '';
+  done(out);
+});
+
+//: ROWS the symptom index's rows: the first cell's text and code terms, the row's links.
+return all('table.markdownTable tr').map(tr => {
+  const c = tr.querySelector('td');
+  return {text: c ? c.textContent : '', terms: c ? [...c.querySelectorAll('code')].map(e => e.textContent.trim()) : [],
+          links: [...tr.querySelectorAll('a[href]')].map(a => a.href)};
+});
+
+//: FOLDED whether the page's first "try it first" fold is open.
+const d = document.querySelector('details.clinic-try');
+return d && d.open;
+
+//: LISTINGS opens every fold, then lists the listings wider than their box, how wide the page is, the window's
+// width and the first text that sticks out.
+all('details').forEach(d => { d.open = true; });
+frames().then(() => {
+  const w = window.innerWidth, doc = document.getElementById('doc-content') || document.body;
+  const cut = all('div.fragment, pre').filter(f => f.scrollWidth > f.clientWidth + 1)
+    .map(f => f.innerText.split('\n')[0].slice(0, 50));
+  const wide = Math.max(document.documentElement.scrollWidth, document.body.scrollWidth, doc.scrollWidth);
+  const walker = document.createTreeWalker(doc, NodeFilter.SHOW_TEXT);
+  let out = '', n;
+  while (wide > w && !out && (n = walker.nextNode())) {
+    let own = false;
+    for (let e = n.parentElement; e && e !== doc; e = e.parentElement)
+      own = own || /auto|scroll|hidden/.test(getComputedStyle(e).overflowX);
+    const r = document.createRange();
+    r.selectNodeContents(n);
+    if (!own && n.nodeValue.trim() && r.getBoundingClientRect().right > w + 1)
+      out = n.parentElement.tagName + ': ' + n.nodeValue.trim().slice(0, 60);
+  }
+  done([cut, wide, w, out]);
+});
+
+//: OFFSCREEN links of the symptom index's tables outside the window or their table.
+return all('table.markdownTable').flatMap(t => {
+  const box = (t.querySelector('tbody') || t).getBoundingClientRect();
+  return [...t.querySelectorAll('a')].filter(a => {
+    const r = a.getBoundingClientRect();
+    return r.width > 0 && (r.right > Math.min(box.right, window.innerWidth) + 1 || r.left < -1);
+  }).map(a => a.textContent.trim());
+});
