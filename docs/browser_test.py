@@ -366,12 +366,12 @@ class Reader:
             fail("ch%s.html#ch%s-fix: the link leaves the fix folded"
                  % (num, num))
 
-    def check_listings(self, page, phone):
+    def check_listings(self, page):
         cut, wide, window, culprit = self.js("LISTINGS")
         if cut:
             fail("%s at %d px: %d listing(s) cut off, e.g. %r" % (
                 page, window, len(cut), cut[0]))
-        if phone and wide > window:
+        if wide > window:
             fail("%s at %d px: the page scrolls sideways, %d px wide (%s)"
                  % (page, window, wide, culprit))
 
@@ -411,7 +411,7 @@ class Reader:
             self.open(path)
             for name, anchor in shots.get(path, []):
                 self.shot(name + "-phone", anchor or "")
-            self.check_listings(path, phone=True)
+            self.check_listings(path)
         self.open("index.html", settle=True)
         for target in ("chapters.html", "doctor.html"):
             self.phone_menu(target)
@@ -441,7 +441,7 @@ class Reader:
             for name, anchor in shots.get(path, []):
                 self.shot(name + "-desktop", anchor or "")
             if path in listings:
-                self.check_listings(path, phone=False)
+                self.check_listings(path)
             if path == "index.html":
                 self.check_main_page()
                 self.check_navtree(path)
