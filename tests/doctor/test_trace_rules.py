@@ -277,6 +277,15 @@ class EachRule(unittest.TestCase):
                                                  [(8, DEV), (4, 1000)])
         self.assertEqual(strong(fixed), [])
 
+    def test_12_not_for_one_thread_that_loops(self):
+        """<<<1, 1>>> with a count: one thread walks every element by
+        design (chapter 41's kernel), so no hint of 12 either."""
+        one = Calls().malloc(DEV, 4000).launch(SQUARES,
+                                               [(8, DEV), (4, 1000)],
+                                               grid=(1, 1, 1), block=(1, 1, 1))
+        self.assertEqual([f["chapter"] for f in rules.trace_findings(
+            one.trace(), {})], [])
+
     def test_14_a_block_too_large(self):
         broken = Calls().malloc(DEV, 8192).launch(
             SQUARES, [(8, DEV), (4, 2048)], grid=(1, 1, 1),
