@@ -4,10 +4,9 @@
 # must be known when CMake enables the CUDA language.
 include_guard(GLOBAL)
 
-# Portable default: native code for Turing (75), Ampere/Ada (80) and Hopper
-# (90), plus compute_90 PTX that newer GPUs compile at load time. Unlike
-# "native", it configures on a machine without a GPU.
-# -DCMAKE_CUDA_ARCHITECTURES=... or the CUDAARCHS environment variable wins.
+# Native code for Turing (75), Ampere/Ada (80) and Hopper (90), and compute_90
+# PTX that newer GPUs compile at load time; unlike "native", it configures with
+# no GPU. -DCMAKE_CUDA_ARCHITECTURES=... or the CUDAARCHS variable wins.
 if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT DEFINED ENV{CUDAARCHS})
   set(CMAKE_CUDA_ARCHITECTURES "75-real;80-real;90" CACHE STRING "GPU architectures to build for")
 endif()
@@ -17,8 +16,8 @@ include("${CMAKE_CURRENT_LIST_DIR}/clinic_tests.cmake")
 set(CLINIC_SANITIZER_TOOLS memcheck racecheck initcheck synccheck)
 option(CLINIC_WERROR_FIXED "Treat warnings in the chapters' fixed programs as errors (CI)" OFF)
 
-# Tests are on wherever a chapter is configured, alone or in the whole project.
-# (enable_testing() sets a directory variable, so it must run here, not in a function.)
+# Tests are on wherever a chapter is configured, alone or in the whole project
+# (enable_testing() sets a directory variable: here, not in a function).
 enable_testing()
 
 # The tools the tests use, looked for once per configure: compute-sanitizer
@@ -49,7 +48,7 @@ function(clinic_find_tools)
   endforeach()
 endfunction()
 
-# clinic_chapter([SERIAL] [FAULTS] [MULTIGPU] [VARIANTS <name>...]
+# clinic_chapter([SERIAL] [FAULTS] [MULTIGPU] [STREAMS] [VARIANTS <name>...]
 #                [SOURCES <file>...])
 # Registers the chapter in the current folder, named NN-slug: its programs
 # chNN_broken and chNN_fixed (files "broken" and "fixed"), one more for each
@@ -67,17 +66,20 @@ endfunction()
 # In update mode the sanitizer tests that have an expectation file also record
 # the tool's report, masked, into expected/<prog>.<tool>.out for the READMEs.
 # SERIAL: golden tests run with the machine to themselves (the programs time).
-# FAULTS: every test of a program whose record does not end in [exit status: 0]
-# runs one at a time (_clinic_fault_lock). MULTIGPU: label multigpu, and the
-# golden tests require gpu and multigpu.
+# FAULTS: the tests of a program whose record shows a GPU fault run one at a
+# time (_clinic_fault_lock), memcheck's aside. MULTIGPU: label multigpu, and
+# the golden tests require gpu and multigpu. STREAMS: the lesson needs streams
+# to run side by side, so its golden tests keep the driver's eight work queues;
+# the others have one (CUDA_DEVICE_MAX_CONNECTIONS=1), as the sanitizer tests:
+# a context starts faster, one stream runs the same (docs/gpu-host.md).
 # CLINIC_EXERCISE on (tools/clinic-exercise, building a learner's copy of the
 # chapter): only chNN_broken is built, from the copy's broken.cu (and its
 # copies of the SOURCES); no tests.
 function(clinic_chapter)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "SERIAL;FAULTS;MULTIGPU" "" "VARIANTS;SOURCES")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "SERIAL;FAULTS;MULTIGPU;STREAMS" "" "VARIANTS;SOURCES")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "clinic_chapter(): unknown arguments '${arg_UNPARSED_ARGUMENTS}'; it takes only "
-      "SERIAL, FAULTS, MULTIGPU, VARIANTS and SOURCES (expectations are files in expected/, see CONTRIBUTING.md)")
+      "SERIAL, FAULTS, MULTIGPU, STREAMS, VARIANTS and SOURCES (expectations are files in expected/, see CONTRIBUTING.md)")
   endif()
   get_filename_component(chapter "${CMAKE_CURRENT_SOURCE_DIR}" NAME)
   if(NOT chapter MATCHES "^([0-9][0-9])-[a-z0-9-]+$")
@@ -110,6 +112,10 @@ function(clinic_chapter)
   if(arg_MULTIGPU)
     set(multigpu multigpu)
   endif()
+  set(queues CUDA_DEVICE_MAX_CONNECTIONS=1) # see STREAMS
+  if(arg_STREAMS)
+    set(queues "")
+  endif()
   if(CLINIC_WERROR_FIXED) # CI: a warning in a fixed program is an error
     target_compile_options(${id}_fixed PRIVATE -Xcompiler=-Werror "SHELL:-Werror all-warnings")
   endif()
@@ -127,10 +133,14 @@ function(clinic_chapter)
     _clinic_fault_lock(lock ${arg_FAULTS} "${exp}/${prog}.out")
     clinic_golden_test(${id}.${prog}.golden PROGRAM "$<TARGET_FILE:${id}_${prog}>"
       EXPECTED "${exp}/${prog}.out" REQUIRES gpu ${multigpu} LABELS gpu golden ${id} ${multigpu}
-      ${golden_options} ${lock})
-    # The sanitizer tests take the same lock: racecheck, initcheck and
-    # synccheck do not check addresses, so the fault happens under them too.
+      ${golden_options} ${lock} ENVIRONMENT ${queues})
+    # racecheck, initcheck and synccheck take the same lock: they do not check
+    # addresses, so the fault happens under them too.
     foreach(tool IN LISTS CLINIC_SANITIZER_TOOLS)
+      set(tool_lock "${lock}")
+      if(tool STREQUAL "memcheck")
+        set(tool_lock "") # it stops the access: no fault
+      endif()
       set(expect "")
       if(EXISTS "${exp}/${prog}.${tool}")
         set(expect EXPECT_FILE "${exp}/${prog}.${tool}" REPORT_RECORD "${exp}/${prog}.${tool}.out")
@@ -138,7 +148,7 @@ function(clinic_chapter)
         continue() # a broken program is run under the tools its bug is for
       endif()
       clinic_sanitizer_test(${id}.${prog}.${tool} PROGRAM "$<TARGET_FILE:${id}_${prog}>"
-        TOOL ${tool} RECORDED "${exp}/${prog}.out" ${expect} ${lock}
+        TOOL ${tool} RECORDED "${exp}/${prog}.out" ${expect} ${tool_lock}
         REQUIRES gpu ${multigpu} sanitizer LABELS sanitizer ${tool} ${id} ${multigpu})
       # It reads the golden record's exit status: after that is recorded.
       set_tests_properties(${id}.${prog}.${tool} PROPERTIES DEPENDS ${id}.${prog}.golden)
@@ -158,12 +168,11 @@ function(clinic_chapter)
         INTERPRETER "${CLINIC_PYTHON}" WHY "${CLINIC_${LIB}_MISSING}"
         EXPECTED "${exp}/${twin}.out" REQUIRES gpu ${multigpu} ${lib}
         LABELS ${lib} golden ${id} ${multigpu} ${golden_options} ${lock}
-        ENVIRONMENT PYTHONDONTWRITEBYTECODE=1) # each twin finds common/ itself
+        ENVIRONMENT PYTHONDONTWRITEBYTECODE=1 ${queues}) # each finds common/ itself
     endif()
   endforeach()
 
-  # What the tour (clinic_tour) runs for this chapter, kept on the folder.
-  set(broken_exe "")
+  set(broken_exe "") # what the tour (clinic_tour) runs, kept on the folder
   set(tour_targets ${id}_fixed)
   if("broken" IN_LIST programs) # not where broken.cu must not compile
     set(broken_exe "$<TARGET_FILE:${id}_broken>")
@@ -175,9 +184,8 @@ function(clinic_chapter)
 endfunction()
 
 # clinic_tour(<chapter folder>...): the `tour` target runs every chapter's
-# programs in reading order, one row each; a chapter that skips is a row that
-# says why. It fails if any row is not as recorded, or if a skip is one that
-# CLINIC_REQUIRE forbids.
+# programs in reading order, one row each (a skip: a row that says why); it
+# fails if a row is not as recorded, or is a skip that CLINIC_REQUIRE forbids.
 function(clinic_tour)
   set(lines "")
   add_custom_target(tour COMMAND ${CLINIC_DRIVER} tour "--chapters=${CMAKE_BINARY_DIR}/tour-chapters.tsv"

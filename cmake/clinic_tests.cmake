@@ -132,16 +132,19 @@ function(_clinic_lacks word what pip)
 endfunction()
 
 # _clinic_fault_lock(<var> <faults> <record>): for a FAULTS chapter (<faults>
-# true), "RESOURCE_LOCK gpu_fault" unless <record> ends in [exit status: 0]:
-# a program that exits otherwise, or is not recorded yet, may fault.
+# true), "RESOURCE_LOCK gpu_fault" when <record> names a fault that kills the
+# context (an illegal or misaligned address, a launch failure, a trap), or is
+# not recorded yet: such programs fault one at a time (docs/limits.md).
 function(_clinic_fault_lock var faults record)
-  set(status "")
+  set(fault "")
   if(faults AND EXISTS "${record}")
-    file(STRINGS "${record}" status REGEX "^\\[exit status: ")
+    file(STRINGS "${record}" fault REGEX "[Ii]llegal|ILLEGAL|[Mm]isaligned|MISALIGNED|[Ll]aunch ?[Ff]ail|LAUNCH_FAILED|[Tt]rap|TRAP|[Aa]ssert|ASSERT")
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${record}")
+  elseif(faults)
+    set(fault "not recorded")
   endif()
   set(${var} "" PARENT_SCOPE)
-  if(faults AND NOT status STREQUAL "[exit status: 0]")
+  if(fault)
     set(${var} RESOURCE_LOCK gpu_fault PARENT_SCOPE)
   endif()
 endfunction()

@@ -8,16 +8,18 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import clinic_pycuda as clinic
 
-clinic.require_torch_or_skip()
 clinic.require_cupy_or_skip()  # the raw kernel is a CuPy RawKernel
 
 import cupy as cp
+
+# require_gpus_or_skip(2), asked of CuPy: on one GPU, no wait for PyTorch.
+if cp.cuda.runtime.getDeviceCount() < 2:
+    clinic.skip("this test needs 2 GPUs, the host has %d"
+                % cp.cuda.runtime.getDeviceCount())
+clinic.require_torch_or_skip()
+
 import numpy as np
 import torch
-
-if torch.cuda.device_count() < 2:  # require_gpus_or_skip(2), in PyTorch
-    clinic.skip("this test needs 2 GPUs, the host has %d"
-                % torch.cuda.device_count())
 
 N = 1024
 WORK_DEVICE = 1  # the device the work is meant for, by index

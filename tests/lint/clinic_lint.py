@@ -46,6 +46,9 @@ The rules, by the name printed in brackets (CONTRIBUTING.md says the same):
               code block (```py...).
   transcript  every output block in the README is in a record, and the
               README quotes broken.out or fixed.out (see check_transcripts()).
+  streams     a chapter whose programs create a stream (cudaStreamCreate,
+              Stream(), cuda.stream(), ...) says clinic_chapter(STREAMS), and
+              one that says STREAMS has such a program (check_streams()).
   symptoms    docs/symptoms.md: no two rows with the same symptom (first
               cell); no row routes to "Not covered yet" from outside that
               section, and no row of that section links a chapter (see
@@ -910,6 +913,33 @@ def check_doctor_data(chapter, rel):
     return []
 
 
+STREAM_MADE = re.compile(r"cudaStreamCreate|cuStreamCreate|\bStream\(\)|"
+                         r"cuda\.stream\(\)|torch\.cuda\.Stream\(")
+
+
+def check_streams(chapter, rel, programs):
+    """STREAMS (cmake/clinic.cmake) keeps the driver's eight work queues for
+    the chapter's golden tests; the others run with one, where streams
+    cannot run side by side. So a chapter says STREAMS exactly when one of
+    its programs creates a stream."""
+    cmake = os.path.join(chapter, "CMakeLists.txt")
+    call = re.search(r"\bclinic_chapter\(([^)]*)\)",
+                     read_text(cmake) if os.path.exists(cmake) else "")
+    says = bool(call) and "STREAMS" in call.group(1).split()
+    makers = [p for p in programs if os.path.exists(os.path.join(chapter, p))
+              and STREAM_MADE.search(read_text(os.path.join(chapter, p)))]
+    if makers and not says:
+        return [Problem(rel + "/CMakeLists.txt", 0, "streams", "%s creates a "
+                        "stream: say clinic_chapter(STREAMS), so that its "
+                        "golden tests keep the driver's eight work queues"
+                        % makers[0])]
+    if says and not makers:
+        return [Problem(rel + "/CMakeLists.txt", 0, "streams", "says STREAMS, "
+                        "but no program creates a stream: drop it, so that "
+                        "the golden tests run with one work queue")]
+    return []
+
+
 def lint_chapter(root, name, top_readme):
     chapter = os.path.join(root, "chapters", name)
     rel = "chapters/" + name
@@ -934,6 +964,7 @@ def lint_chapter(root, name, top_readme):
     programs = ["broken.cu", "fixed.cu"] + [v + ".cu" for v in variants]
     programs += twins
     problems += check_record_presence(chapter, rel, programs)
+    problems += check_streams(chapter, rel, programs)
     expected = os.path.join(chapter, "expected")
     if os.path.isdir(expected):
         for out in sorted(os.listdir(expected)):

@@ -155,6 +155,9 @@ FILES = {
 }
 
 
+STREAMS_CMAKE = "project(ch01)\nclinic_chapter(STREAMS)\n"
+
+
 class LintCase(unittest.TestCase):
     """A sample repository in a temporary folder, and helpers to change it."""
 
@@ -248,6 +251,18 @@ class Files(LintCase):
         self.expect("doctor.json:3", "files", "is not valid JSON")
         self.write("~/doctor.json", '["cause"]\n')
         self.expect("doctor.json", "files", "must hold a JSON object")
+
+    def test_stream_without_streams(self):
+        for prog in ("~/broken.cu", "~/fixed.cu"):
+            self.replace(prog, "require_gpu_or_skip();",
+                         "require_gpu_or_skip();\n    cudaStreamCreate(&s);")
+        self.expect("CMakeLists.txt", "streams", "broken.cu", "STREAMS")
+        self.write("~/CMakeLists.txt", STREAMS_CMAKE)
+        self.assertClean()
+
+    def test_streams_without_a_stream(self):
+        self.write("~/CMakeLists.txt", STREAMS_CMAKE)
+        self.expect("CMakeLists.txt", "streams", "no program")
 
     def test_cmake_without_clinic_chapter(self):
         self.write("~/CMakeLists.txt", "project(x)\n")

@@ -126,6 +126,22 @@ MUTANTS = [
         ("pass.sanitizer.one_work_queue",),
     ),
     (
+        "queues_never_one",
+        "golden tests keep eight work queues outside STREAMS chapters",
+        C,
+        "set(queues CUDA_DEVICE_MAX_CONNECTIONS=1)",
+        'set(queues "")',
+        (),
+    ),
+    (
+        "queues_always_one",
+        "STREAMS chapters' golden tests run with one work queue",
+        C,
+        '    set(queues "")\n',
+        "",
+        (),
+    ),
+    (
         "fault_lock_never",
         "FAULTS: the tests of a faulting program not locked",
         T,
@@ -135,17 +151,33 @@ MUTANTS = [
     ),
     (
         "fault_lock_always",
-        "FAULTS: the tests of every program locked, exit status 0 or not",
+        "FAULTS: the tests of every program locked, fault or not",
         T,
-        'if(faults AND NOT status STREQUAL "[exit status: 0]")',
-        "if(faults)",
+        "  if(fault)\n",
+        "  if(faults)\n",
+        (),
+    ),
+    (
+        "fault_lock_any_exit",
+        "FAULTS: a program that exits non-zero without a fault locked",
+        T,
+        'REGEX "[Ii]llegal',
+        'REGEX "exit status: [1-9]|[Ii]llegal',
+        (),
+    ),
+    (
+        "fault_lock_memcheck",
+        "FAULTS: memcheck, which stops the access, takes the lock",
+        C,
+        'set(tool_lock "")',
+        'set(tool_lock "${lock}")',
         (),
     ),
     (
         "fault_lock_sanitizer_skipped",
         "FAULTS: the sanitizer tests of a faulting program not locked",
         C,
-        "${expect} ${lock}\n",
+        "${expect} ${tool_lock}\n",
         "${expect}\n",
         (),
     ),
@@ -573,7 +605,8 @@ PART = {D: "drivers", T: "drivers", C: "registration", L: "lab", P: "drivers",
 # Mutants whose file's part is not the one that checks them: the fault lock
 # lives in clinic_tests.cmake, but registration (clinic_chapter) applies it.
 PART_OF_MUTANT = {"fault_lock_never": "registration",
-                  "fault_lock_always": "registration"}
+                  "fault_lock_always": "registration",
+                  "fault_lock_any_exit": "registration"}
 COPY = (
     "cmake",
     "common/clinic_pycuda.py",
