@@ -112,7 +112,7 @@ function(clinic_chapter)
   if(arg_MULTIGPU)
     set(multigpu multigpu)
   endif()
-  set(queues CUDA_DEVICE_MAX_CONNECTIONS=1) # see STREAMS
+  set(queues ONE_QUEUE) # see STREAMS
   if(arg_STREAMS)
     set(queues "")
   endif()
@@ -133,7 +133,7 @@ function(clinic_chapter)
     _clinic_fault_lock(lock ${arg_FAULTS} "${exp}/${prog}.out")
     clinic_golden_test(${id}.${prog}.golden PROGRAM "$<TARGET_FILE:${id}_${prog}>"
       EXPECTED "${exp}/${prog}.out" REQUIRES gpu ${multigpu} LABELS gpu golden ${id} ${multigpu}
-      ${golden_options} ${lock} ENVIRONMENT ${queues})
+      ${golden_options} ${lock} ${queues})
     # racecheck, initcheck and synccheck take the same lock: they do not check
     # addresses, so the fault happens under them too.
     foreach(tool IN LISTS CLINIC_SANITIZER_TOOLS)
@@ -168,7 +168,7 @@ function(clinic_chapter)
         INTERPRETER "${CLINIC_PYTHON}" WHY "${CLINIC_${LIB}_MISSING}"
         EXPECTED "${exp}/${twin}.out" REQUIRES gpu ${multigpu} ${lib}
         LABELS ${lib} golden ${id} ${multigpu} ${golden_options} ${lock}
-        ENVIRONMENT PYTHONDONTWRITEBYTECODE=1 ${queues}) # each finds common/ itself
+        ${queues} ENVIRONMENT PYTHONDONTWRITEBYTECODE=1) # each finds common/ itself
     endif()
   endforeach()
 

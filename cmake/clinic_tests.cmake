@@ -41,16 +41,20 @@ endfunction()
 
 # clinic_golden_test(<name> PROGRAM <exe or script> EXPECTED <file> REQUIRES <what>...
 #                    LABELS <label>... [INTERPRETER <python> WHY <why none>]
-#                    [ENVIRONMENT <VAR=value>...] [SERIAL] [RESOURCE_LOCK <name>])
+#                    [ENVIRONMENT <VAR=value>...] [SERIAL] [ONE_QUEUE] [RESOURCE_LOCK <name>])
 # The program's stdout, stderr and exit status must equal EXPECTED. It skips
 # only when the program took the no-GPU path (exit 77, stdout exactly
 # "[SKIPPED] <why>", stderr empty), or when INTERPRETER is given but empty.
+# ONE_QUEUE: the program runs with one hardware work queue (--one-queue).
 function(clinic_golden_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "SERIAL" "PROGRAM;EXPECTED;INTERPRETER;WHY;RESOURCE_LOCK"
+  cmake_parse_arguments(PARSE_ARGV 1 arg "SERIAL;ONE_QUEUE" "PROGRAM;EXPECTED;INTERPRETER;WHY;RESOURCE_LOCK"
                         "REQUIRES;LABELS;ENVIRONMENT")
   set(interpreter "")
   if("INTERPRETER" IN_LIST ARGN)
     set(interpreter "--interpreter=${arg_INTERPRETER}" "--why=${arg_WHY}")
+  endif()
+  if(arg_ONE_QUEUE)
+    list(APPEND interpreter --one-queue)
   endif()
   list(JOIN arg_REQUIRES "," requires)
   _clinic_test("${name}" 120 "${arg_LABELS}" golden "--program=${arg_PROGRAM}" ${interpreter}

@@ -74,13 +74,14 @@ REASON_CAUSES = (
 TWIN_LIBRARIES = ("pycuda", "cupy", "torch", "numba")
 # Set by the update-expected preset; any other non-empty value is a mistake.
 UPDATE_TOKEN = "record from real runs (ctest --preset update-expected)"
-# Under a tool, each CUDA context opens one hardware work queue instead of
-# eight. The driver builds every queue under a lock that all processes on the
-# GPU share (about 16 ms a queue on an H200), so with many tests at once the
-# queues, not the checks, set the suite's pace. The tools check each access,
-# barrier and allocation, which the number of queues does not change; the
-# golden tests still run every program as a reader does.
-SANITIZER_ENV = {"CUDA_DEVICE_MAX_CONNECTIONS": "1"}
+# Under a tool, and in the golden tests given --one-queue (every chapter's
+# but the STREAMS ones, cmake/clinic.cmake), each CUDA context opens one
+# hardware work queue instead of eight. The driver builds every queue under a
+# lock that all processes on the GPU share (about 16 ms a queue on an H200),
+# so with many tests at once the queues, not the checks, set the suite's
+# pace. The tools check each access, barrier and allocation, and work on one
+# stream runs in order, whatever the number of queues.
+ONE_QUEUE = {"CUDA_DEVICE_MAX_CONNECTIONS": "1"}
 
 
 class Fail(Exception):
@@ -260,7 +261,8 @@ def cmd_golden(a):
         library = [w for w in a.requires if w in TWIN_LIBRARIES]
         skip((library or ["pycuda"])[0], a.requires, a.why)
     command = ([a.interpreter] if a.interpreter else []) + [a.program]
-    out, err, status = run(command)
+    out, err, status = run(command, extra_env=ONE_QUEUE if a.one_queue
+                           else None)
     why = program_skip(out, err, status)
     if why:
         skip("gpu", a.requires, why)
@@ -309,7 +311,7 @@ def cmd_sanitizer(a):
         log = os.path.join(tmp, "report.txt")
         args = sanitizer_args(a.tool, log)
         out, err, status = run([a.sanitizer] + args + [a.program],
-                               timeout=300, extra_env=SANITIZER_ENV)
+                               timeout=300, extra_env=ONE_QUEUE)
         report = read(log) if os.path.exists(log) else ""
     print(
         "compute-sanitizer %s %s\n%s[program's output]\n%s"
@@ -515,6 +517,7 @@ def main():
     g.add_argument("--why", default="")
     g.add_argument("--expected", required=True)
     g.add_argument("--requires", default="gpu")
+    g.add_argument("--one-queue", action="store_true")
     s = sub.add_parser("sanitizer")
     s.add_argument("--sanitizer", default="")
     s.add_argument("--tool", required=True)

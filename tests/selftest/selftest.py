@@ -405,14 +405,13 @@ def part_registration(args, wrong):
         )
     # STREAMS (ch03) keeps the driver's work queues for the golden tests;
     # elsewhere they run with one, as the sanitizer tests do.
-    one = "CUDA_DEVICE_MAX_CONNECTIONS=1"
     for name, queues in [("ch01.broken.golden", True),
                          ("ch01.fixed.py.golden", True),
                          ("ch03.fixed.golden", False),
                          ("ch03.fixed_cupy.py.golden", False)]:
-        if (one in (prop(name, "ENVIRONMENT") or [])) != queues:
-            wrong.append("%s: %s %s" % (name, "lacks" if queues else "sets",
-                                        one))
+        if ("--one-queue" in tests[name]["command"]) != queues:
+            wrong.append("%s: %s --one-queue" % (
+                name, "lacks" if queues else "passes"))
     if "gpu_fault" not in (prop("ch02.fixed.golden", "RESOURCE_LOCK") or []):
         wrong.append("ch02 FAULTS, but its golden test does not lock gpu_fault")
     # FAULTS: every test but memcheck's of a program that may fault (its
