@@ -337,20 +337,30 @@ def reference_params(call):
 
 def rule_04(p, context):
     """A kernel given a host address (the library found the argument in
-    the process's writable host memory, not in any CUDA allocation); a
-    reference parameter's address is not one (reference_params)."""
+    the process's writable host memory, not in any CUDA allocation). Only a
+    pointer parameter counts: not a reference (reference_params), not an
+    integer. Where the kernel's types are unknown (extern "C"), a number
+    such as a wait of 300,000,000 ns can fall in the host heap too: that is
+    strong only when a kernel fault follows."""
     for call in p.calls:
         if call.get("op") != "launch":
             continue
-        refs = reference_params(call)
+        types = demangled_types(call.get("kernel_demangled"))
+        if types and len(types) != len(call.get("params") or []):
+            types = None
         for i, param in enumerate(call.get("params") or []):
-            if param.get("points_to") == "host" and i not in refs:
-                where = param.get("host_where")
-                return [finding(
-                    "04", f"{kernels.display_name(call)} is given a host "
-                    f"address as parameter {i} ({param.get('value')}, "
-                    f"host {where or 'memory'}): a kernel cannot "
-                    "dereference host memory", [call])]
+            if param.get("points_to") != "host" or (
+                    types and not types[i].endswith("*")):
+                continue
+            faulted = any(c.get("n", 0) > call.get("n", 0) and
+                          KERNEL_FAULTS.search(str(c.get("error", "")))
+                          for c in p.calls)
+            return [finding(
+                "04", f"{kernels.display_name(call)} is given a host "
+                f"address as parameter {i} ({param.get('value')}, "
+                f"host {param.get('host_where') or 'memory'}): a kernel "
+                "cannot dereference host memory", [call],
+                "strong" if types or faulted else "weak")]
     return []
 
 
