@@ -111,18 +111,15 @@ class Reader:
             fail("%s: the navigation tree stayed empty" % self.d.current_url)
 
     def open(self, path, settle=False):
-        """Opens path as a new load, even where only its #anchor differs."""
-        here = urllib.parse.urldefrag(self.d.current_url)[0]
-        if "#" in path and urllib.parse.urldefrag(self.base + path)[0] == here:
+        if "#" in path:  # a new load, even where only the #anchor differs
             self.d.get("about:blank")
         self.d.get(self.base + path)
         self.ready(settle)
 
-    def shot(self, name, anchor=None):
+    def shot(self, name, anchor=None):  # scrolled to anchor, "": the top
         if anchor is not None:
-            self.d.execute_script("var e = document.getElementById(arguments"
-                                  "[0]); if (e) e.scrollIntoView();",
-                                  anchor or "top")
+            self.d.execute_script("document.getElementById(arguments[0])"
+                                  ".scrollIntoView()", anchor or "top")
         self.js("SETTLE")
         self.d.save_screenshot(os.path.join(self.outdir, name + ".png"))
 
@@ -244,13 +241,6 @@ class Reader:
             fail("navigation tree: Chapters does not open to show the parts"
                  " (%s)" % e.__class__.__name__)
 
-    def check_main_page(self):
-        """The main page opens with the ways in, before the first heading."""
-        first = self.js("OPENING")
-        for need in ("symptoms.html", "chapters", "myths.html"):
-            if not any(need in h for h in first):
-                fail("index.html: the opening has no way in to %s" % need)
-
     def check_tabs(self, pages):
         """The top tabs lead to the site's ways in, each a page with text (as
         the crawl read it); a click on one opens its page."""
@@ -354,13 +344,6 @@ class Reader:
         except TimeoutException:
             fail("search: Enter did not open the first result")
 
-    def check_fix_link(self, num):
-        """A link to a chapter's Fix section opens its fold."""
-        self.open("ch%s.html#ch%s-fix" % (num, num))
-        if not self.js("FOLDED"):
-            fail("ch%s.html#ch%s-fix: the link leaves the fix folded"
-                 % (num, num))
-
     def check_listings(self, page):
         cut, wide, window, culprit = self.js("LISTINGS")
         if cut:
@@ -437,8 +420,12 @@ class Reader:
                 self.shot(name + "-desktop", anchor or "")
             if path in listings:
                 self.check_listings(path)
-            if path == "index.html":
-                self.check_main_page()
+            if path == "index.html":  # the ways in, before the first heading
+                first = self.js("OPENING")
+                for need in ("symptoms.html", "chapters", "myths.html"):
+                    if not any(need in h for h in first):
+                        fail("index.html: the opening has no way in to %s"
+                             % need)
                 self.check_navtree(path)
         pages = self.crawl(visit)
         wanted = list(dict.fromkeys(listings + list(shots)))
@@ -464,9 +451,8 @@ def shot_list(num):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--site", required=True, help="the built site")
-    ap.add_argument("--screenshots", required=True, help="where they go")
-    ap.add_argument("--root", required=True, help="the repository")
+    for name in ("site", "screenshots", "root"):  # the repository's root
+        ap.add_argument("--" + name, required=True)
     ap.add_argument("--chromium", default="/usr/bin/chromium")
     ap.add_argument("--chromedriver", default="/usr/bin/chromedriver")
     ap.add_argument("--chapters", default="", help="chapter folders, a,b,...")
@@ -496,7 +482,10 @@ def main():
         if args.part != "pages":
             reader.check_queries(chapters)
             reader.check_symptom_search()
-            reader.check_fix_link(num)
+            reader.open("ch%s.html#ch%s-fix" % (num, num))  # opens its fold
+            if not reader.js("FOLDED"):
+                fail("ch%s.html#ch%s-fix: the link leaves the fix folded"
+                     % (num, num))
     finally:
         driver.quit()
         server.shutdown()

@@ -47,9 +47,7 @@ class BuildError(Exception):
     """A mistake in the pages, such as a link to a missing heading."""
 
 
-def read_text(path, missing=None):
-    """The text of the file at path; missing, if not None, where there is
-    no such file."""
+def read_text(path, missing=None):  # missing: the text of no file
     if missing is not None and not os.path.exists(path):
         return missing
     with open(path, encoding="utf-8") as f:
@@ -240,7 +238,6 @@ class Site:
         self.titles[pid] = plain(md_lines(text)[0])
 
     def entry(self, url, title, section, text):
-        """An entry of the search index."""
         self.search.append({"u": url, "t": title, "s": section,
                             "x": text[:6000]})
 
@@ -383,7 +380,7 @@ def fold(body, anchor, summary, what):
         "", htmlonly("</details>")] + lines[end:])
 
 
-def excerpt(site, ch, name, marker):
+def excerpt(ch, name, marker):
     """The lines around the comments holding marker (two above, three
     below; the comment marked), numbered as in the full listing, as HTML.
     (Doxygen's \\dontinclude numbers a second range one line off.)"""
@@ -445,7 +442,7 @@ def diff_html(site, folder, a, b):
     return '<div class="fragment clinic-diff">%s</div>' % "".join(rows)
 
 
-def outcome_html(site, path, label):
+def outcome_html(path, label):
     """A recorded output: how the program ended, then the transcript."""
     if not os.path.exists(path):
         return ('<div class="clinic-out clinic-none"><div class="clinic-out-'
@@ -479,8 +476,8 @@ def subtitle(site, ch):
 
 def chapter_programs(site, ch):
     """Where the bug is, and the programs in full."""
-    bug = excerpt(site, ch, "broken.cu", "BUG:")
-    fix = excerpt(site, ch, "fixed.cu", "FIX:")
+    bug = excerpt(ch, "broken.cu", "BUG:")
+    fix = excerpt(ch, "fixed.cu", "FIX:")
     text = ""
     if bug and fix:
         text += ("\n## \\anchor %s-where-the-bug-is Where the bug is\n\n"
@@ -535,7 +532,6 @@ def chapter_diff(site, ch):
 
 
 def chapter_outputs(site, ch):
-    """The recorded outputs, as Markdown."""
     exp = os.path.join(ch.dir, "expected")
     text = ("\n## \\anchor %s-recorded-output Recorded output\n\nRecorded "
             "on a real GPU by the update command (see the main page), and "
@@ -549,8 +545,7 @@ def chapter_outputs(site, ch):
     found = []
     for intro, names in groups:
         records = [(os.path.join(exp, x + ".out"), x) for x in names]
-        text += intro + htmlonly(pair(*(outcome_html(site, r, x)
-                                        for r, x in records)))
+        text += intro + htmlonly(pair(*(outcome_html(*r) for r in records)))
         found += ["%s: %s" % (x, read_text(r, "")) for r, x in records]
     site.entry("%s.html#%s-recorded-output" % (ch.id, ch.id), ch.title,
                "Recorded output", re.sub(r"\s+", " ", " ".join(found)))
@@ -619,7 +614,7 @@ def seeds_programs(site, files):
             out = out[:-len(".py.out")] + ".out"
         text += ("\n### \\anchor seeds-%s %s\n\n\\include{lineno} seeds/%s\n\n"
                  "Recorded output:\n\n%s" % (gh_slug(f), f, f, htmlonly(
-                     pair(outcome_html(site, out, f)))))
+                     pair(outcome_html(out, f)))))
         site.entry("seeds.html#seeds-" + gh_slug(f), "Seeds", f,
                    re.sub(r"\s+", " ", read_text(out, "")))
     return text
