@@ -73,9 +73,8 @@ def start_browser(chromium, chromedriver):
     options.binary_location = chromium
     for arg in ("headless=new no-sandbox disable-gpu disable-dev-shm-usage "
                 "hide-scrollbars force-color-profile=srgb lang=en-US "
-                "window-size=%d,%d disable-extensions disable-sync "
-                "disable-background-networking disable-component-update "
-                "no-first-run" % DESKTOP).split():
+                "window-size=%d,%d disable-extensions disable-component-update"
+                % DESKTOP).split():  # chromedriver adds no-first-run & co.
         options.add_argument("--" + arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(chromedriver), options=options)
@@ -145,8 +144,7 @@ class Reader:
                     fail("%s: link %r (%s) leaves the site" % (path, raw,
                                                                text))
                 continue
-            target = urllib.parse.unquote(parts.path[len(
-                urllib.parse.urlsplit(self.base).path):]) or "index.html"
+            target = urllib.parse.unquote(parts.path[1:]) or "index.html"
             links.append((target, urllib.parse.unquote(parts.fragment), text))
         return facts, links
 
