@@ -1,10 +1,11 @@
-/* browser_test.js -- what browser_test.py runs in the page: each script follows its "//: NAME" line and
- * runs after HELPERS; those run asynchronously end by calling done. */
+/* browser_test.js -- what browser_test.py runs in the page: each script follows its "//: NAME"
+ * line and runs after HELPERS; those run asynchronously end by calling done. */
 
-//: HELPERS how many animations run (jQuery's, and CSS's that end); a promise of a condition (tried every
-// 10 ms) and of two frames; whether an element shows; the elements a selector finds.
-const running = () => (window.jQuery && jQuery.timers ? jQuery.timers.length : 0) + document.getAnimations()
-  .filter(a => a.playState === 'running' && isFinite(a.effect ? a.effect.getComputedTiming().endTime : 0)).length;
+//: HELPERS how many animations run (jQuery's, and CSS's that end); a promise of a condition
+// (tried every 10 ms) and of two frames; whether an element shows; the elements a selector finds.
+const ends = a => isFinite(a.effect ? a.effect.getComputedTiming().endTime : 0);
+const running = () => (window.jQuery && jQuery.timers ? jQuery.timers.length : 0) +
+  document.getAnimations().filter(a => a.playState === 'running' && ends(a)).length;
 const until = (test, ms) => new Promise(done => {
   const end = performance.now() + ms;
   (function look() {
@@ -20,17 +21,18 @@ const shows = e => {
          !e.closest('[hidden], details:not([open]) > :not(summary)');
 };
 const all = s => [...document.querySelectorAll(s)], done = arguments[arguments.length - 1];
-// The elements after el's heading, up to the next heading.
+const $ = s => document.querySelector(s);
+// The elements after el (or its heading), up to the next heading.
 const section = el => {
   const out = [];
-  for (let n = (el.closest('h1, h2, h3') || el).nextElementSibling; n && !/^H[1-3]$/.test(n.tagName);
-       n = n.nextElementSibling) out.push(n);
+  for (let n = (el.closest('h1, h2, h3') || el).nextElementSibling;
+       n && !/^H[1-3]$/.test(n.tagName); n = n.nextElementSibling) out.push(n);
   return out;
 };
 
-//: READY the page loaded, jQuery's ready handlers run, the navigation tree filled and (within 3 s) synced,
-// no animation running with arguments[1] (settle), two frames.
-const limit = arguments[0] * 1000, settle = arguments[1], tree = () => document.getElementById('nav-tree');
+//: READY the page loaded, jQuery's ready handlers run, the navigation tree filled and (within
+// 3 s) synced, no animation running with arguments[1] (settle), two frames.
+const limit = arguments[0] * 1000, settle = arguments[1], tree = () => $('#nav-tree');
 (async () => {
   const out = {loaded: await until(() => document.readyState === 'complete', limit)};
   if (!out.loaded) return done(out);
@@ -50,35 +52,36 @@ until(() => !running(), 10000).then(frames).then(done);
 //: FACTS what a reader sees of a page: its text outside code, its ids, its links.
 const skip = 'pre, code, tt, kbd, .fragment, script, style, textarea, ' +
   '#clinic-search-results, #MSearchResultsWindow, #MSearchSelectWindow';
-const texts = [], title = document.querySelector('.title'), contents = document.querySelector('div.contents');
-const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-for (let n; (n = walker.nextNode());)
-  if (n.parentElement && !n.parentElement.closest(skip) && n.nodeValue.trim()) texts.push(n.nodeValue);
-return {text: texts, ids: all('[id]').map(e => e.id).concat(all('a[name]').map(e => e.getAttribute('name'))),
+const texts = [], walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+for (let n, e; (n = walker.nextNode());)
+  if ((e = n.parentElement) && !e.closest(skip) && n.nodeValue.trim()) texts.push(n.nodeValue);
+return {text: texts, ids: all('[id]').map(e => e.id).concat(all('a[name]').map(e => e.name)),
         links: all('a[href]').map(a => [a.getAttribute('href'), a.href, a.textContent.trim()]),
-        titles: [document.title, title ? title.textContent.trim() : ''],
-        words: contents ? contents.innerText.split(/\s+/).length : 0};
+        titles: [document.title, $('.title') ? $('.title').textContent.trim() : ''],
+        words: $('div.contents') ? $('div.contents').innerText.split(/\s+/).length : 0};
 
 //: OPENING the main page's links before its first heading.
-const out = [];
-for (let n = document.querySelector('div.contents .textblock').firstElementChild; n && !/^H[1-3]$/.test(n.tagName);
-     n = n.nextElementSibling) n.querySelectorAll('a[href]').forEach(a => out.push(a.getAttribute('href')));
-return out;
+const first = $('div.contents .textblock').firstElementChild;
+return (/^H[1-3]$/.test(first.tagName) ? [] : [first, ...section(first)])
+  .flatMap(n => [...n.querySelectorAll('a[href]')].map(a => a.getAttribute('href')));
 
-//: CHAPTER a chapter as it arrives (arguments[0]: its number): its folds, Hint, diff lines, recorded outputs.
+//: CHAPTER a chapter as it arrives (arguments[0]: its number): its folds, Hint, diff lines,
+// recorded outputs.
 const get = s => document.getElementById('ch' + arguments[0] + s);
-const fix = get('-fix'), hint = get('-hint'), where = get('-where-the-bug-is'), programs = get('-the-programs');
+const fix = get('-fix'), hint = get('-hint'), where = get('-where-the-bug-is');
+const programs = get('-the-programs'), folded = n => n.matches('details.clinic-try') ||
+  n.querySelector('details.clinic-try');
 const diff = all('.clinic-diff').find(d => d.textContent.indexOf('+++ fixed.cu') >= 0);
 const open = all('details.clinic-try').filter(d => d.open).length;
 return {outputs: all('.clinic-out .fragment').map(f => f.textContent), bad: [
   [open, open + " 'try it first' fold(s) open on arrival"],
-  [!fix || !section(fix).some(n => n.matches('details.clinic-try') || n.querySelector('details.clinic-try')),
-   "the Fix is not folded behind 'try it first'"],
+  [!fix || !section(fix).some(folded), "the Fix is not folded behind 'try it first'"],
   [!(where && programs && where.compareDocumentPosition(programs) & 4),
    "no 'Where the bug is' above the full listings"],
   [hint && !section(hint).some(n => n.getBoundingClientRect().height > 0 && !n.closest('details')),
    'the Hint is not in plain view'],
-  [!diff || !diff.querySelectorAll('.add, .del').length, 'the diff of the fix takes out and puts in no line']
+  [!diff || !diff.querySelectorAll('.add, .del').length,
+   'the diff of the fix takes out and puts in no line']
 ].filter(b => b[0]).map(b => b[1])};
 
 //: PARTS whether the navigation tree shows a part's entry.
@@ -87,12 +90,12 @@ return all('#nav-tree a[href*="part-"]').some(shows);
 //: TABS the top tabs: text and link.
 return all('#main-menu > li > a').map(a => [a.textContent.trim(), a.href]);
 
-//: RESULTS once a query is typed: waits for the list that answers what the box holds, then reads it as
-// shown: each snippet with where its highlights sit, the visible results' links, and what the list says when
-// it lists nothing.
-const p = () => document.getElementById('clinic-search-results'), f = document.getElementById('MSearchField');
-until(() => p() && !p().hidden && p().children.length > 0 && p().getAttribute('data-query') === f.value,
-      10000).then(ok => {
+//: RESULTS once a query is typed: waits for the list that answers what the box holds, then
+// reads it as shown: each snippet with where its highlights sit, the visible results' links,
+// and what the list says when it lists nothing.
+const p = () => $('#clinic-search-results'), f = $('#MSearchField');
+until(() => p() && !p().hidden && p().children.length > 0 &&
+      p().getAttribute('data-query') === f.value, 10000).then(ok => {
   const out = {value: f.value, shown: ok, hits: [], links: [], said: ''};
   if (!ok) return done(out);
   out.hits = [...p().querySelectorAll('.clinic-hit-text')].map(el => {
@@ -105,30 +108,29 @@ until(() => p() && !p().hidden && p().children.length > 0 && p().getAttribute('d
     return {text: text, marks: marks};
   });
   out.links = [...p().querySelectorAll('a.clinic-hit')].filter(shows).map(a => a.href);
-  const no = p().querySelector('.clinic-nohit');
-  out.said = no ? no.textContent : '';
+  out.said = (p().querySelector('.clinic-nohit') || {textContent: ''}).textContent;
   done(out);
 });
 
 //: ROWS the symptom index's rows: the first cell's text and code terms, the row's links.
 return all('table.markdownTable tr').map(tr => {
   const c = tr.querySelector('td');
-  return {text: c ? c.textContent : '', terms: c ? [...c.querySelectorAll('code')].map(e => e.textContent.trim()) : [],
-          links: [...tr.querySelectorAll('a[href]')].map(a => a.href)};
+  return {text: c ? c.textContent : '', links: [...tr.querySelectorAll('a[href]')].map(a => a.href),
+          terms: c ? [...c.querySelectorAll('code')].map(e => e.textContent.trim()) : []};
 });
 
 //: FOLDED whether the page's first "try it first" fold is open.
-const d = document.querySelector('details.clinic-try');
-return d && d.open;
+return $('details.clinic-try') && $('details.clinic-try').open;
 
-//: LISTINGS opens every fold, then lists the listings wider than their box, how wide the page is, the window's
-// width and the first text that sticks out.
+//: LISTINGS opens every fold, then lists the listings wider than their box, how wide the page
+// is, the window's width and the first text that sticks out.
 all('details').forEach(d => { d.open = true; });
 frames().then(() => {
-  const w = window.innerWidth, doc = document.getElementById('doc-content') || document.body;
+  const w = window.innerWidth, doc = $('#doc-content') || document.body;
   const cut = all('div.fragment, pre').filter(f => f.scrollWidth > f.clientWidth + 1)
     .map(f => f.innerText.split('\n')[0].slice(0, 50));
-  const wide = Math.max(document.documentElement.scrollWidth, document.body.scrollWidth, doc.scrollWidth);
+  const wide = Math.max(document.documentElement.scrollWidth, document.body.scrollWidth,
+                        doc.scrollWidth);
   const walker = document.createTreeWalker(doc, NodeFilter.SHOW_TEXT);
   let out = '', n;
   while (wide > w && !out && (n = walker.nextNode())) {

@@ -2,12 +2,10 @@
 """make_pages.py -- the repository's Markdown as Doxygen pages (see --help).
 
 Doxygen renders the Markdown; this adds what it cannot know: page ids and
-GitHub's heading anchors ([..](../chapters/01-x/README.md#cause) becomes
-[..](@ref ch01-cause); a missing heading stops the build, a file not on the
-site is shown as text); a chapter's folded Fix, the lines around its BUG:,
-its programs, the diff of its fix and its recorded outputs; the chapters and
-part pages; the main page's list of pages; the seeds' programs; and
-OUT/extra/clinic-search-index.js, every section's text for clinic.js.
+GitHub's heading anchors (a link to a missing heading stops the build); a
+chapter's folded Fix, the lines around its BUG:, its programs, the diff of its
+fix and its recorded outputs; the chapters and part pages; the seeds'
+programs; and OUT/extra/clinic-search-index.js, every section's text.
 """
 
 import argparse
@@ -49,7 +47,9 @@ class BuildError(Exception):
     """A mistake in the pages, such as a link to a missing heading."""
 
 
-def read_text(path):
+def read_text(path, missing=None):  # missing: the text of no file
+    if missing is not None and not os.path.exists(path):
+        return missing
     with open(path, encoding="utf-8") as f:
         return f.read()
 
@@ -186,7 +186,7 @@ class Chapter:
     def __init__(self, site, folder):
         self.folder, self.id = folder, "ch" + folder[:2]
         self.dir = os.path.join(site.root, "chapters", folder)
-        text = site.read(os.path.join(self.dir, "README.md"), "")
+        text = read_text(os.path.join(self.dir, "README.md"), "")
         full = md_lines(text)[0] or "%s · %s" % (
             folder[:2], folder[3:].replace("-", " "))
         self.short, _, self.sub = full.partition(": ")
@@ -200,9 +200,8 @@ class Chapter:
 def shared_sources(folder):
     """The files clinic_chapter(SOURCES ...) in the chapter's CMakeLists.txt
     builds into every program (chapter 44's second .cu and its header)."""
-    cmake = os.path.join(folder, "CMakeLists.txt")
     call = re.search(r"\bclinic_chapter\([^)]*?\bSOURCES\b([^)]*)\)",
-                     read_text(cmake) if os.path.isfile(cmake) else "")
+                     read_text(os.path.join(folder, "CMakeLists.txt"), ""))
     names = itertools.takewhile(lambda w: not w.isupper(),  # next option
                                 call.group(1).split() if call else [])
     return [n for n in names if os.path.isfile(os.path.join(folder, n))]
@@ -226,18 +225,7 @@ class Site:
         # id -> (Markdown file, its folder in the repo), its headings'
         # anchors, its title as plain text
         self.pages, self.anchors, self.titles = {}, {}, {}
-        self.search, self.read_paths, self.notes = [], set(), []
-
-    def exists(self, path):
-        found = os.path.exists(path)
-        self.read_paths.update([os.path.dirname(path)] + [path] * found)
-        return found
-
-    def read(self, path, missing=None):  # missing: the text of no file
-        if missing is not None and not self.exists(path):
-            return missing
-        self.read_paths.add(path)
-        return read_text(path)
+        self.search, self.notes = [], []
 
     def note(self, msg):
         self.notes.append(msg)
@@ -245,12 +233,11 @@ class Site:
 
     def add_page(self, pid, src, folder, extra_anchors=()):
         self.pages[pid] = (src, folder)
-        text = self.read(src) if src else ""
+        text = read_text(src) if src else ""
         self.anchors[pid] = heading_slugs(text) + list(extra_anchors)
         self.titles[pid] = plain(md_lines(text)[0])
 
     def entry(self, url, title, section, text):
-        """An entry of the search index."""
         self.search.append({"u": url, "t": title, "s": section,
                             "x": text[:6000]})
 
@@ -265,24 +252,21 @@ class Site:
 
     def page_of(self, p):
         """(page id, anchor) of a repository path; ("", "") if none."""
-        m = re.match(r"chapters/(\d\d)-[^/]+(/README\.md)?\Z", p)
+        m = re.match(r"chapters/(\d\d)-[^/]+(/README\.md|/(expected)(/.*)?|"
+                     r"/([^/]+))?\Z", p)
         if m:
-            return "ch" + m.group(1), None
-        m = re.match(r"chapters/(\d\d)-[^/]+/(expected(/.*)?|([^/]+))\Z", p)
-        if m and m.group(2).startswith("expected"):
-            return "ch" + m.group(1), "recorded-output"
-        if m:
-            return "ch" + m.group(1), m.group(4).replace(".", "-")
+            return "ch" + m.group(1), ("recorded-output" if m.group(3) else
+                                       (m.group(5) or "").replace(".", "-")
+                                       or None)
         m = re.match(r"seeds/([^/]+\.py)\Z", p)
         if m:
             return "seeds", gh_slug(m.group(1))
-        m = re.match(r"(docs/)?([^/]+)(/README)?\.md\Z|(seeds|bench)\Z", p)
-        names = {".": "index", "README": "index",
-                 "CONTRIBUTING": "contributing"}
-        if m or p == ".":
-            name = m.group(4) or m.group(2) if m else "."
-            return names.get(name, re.sub(r"[^a-z0-9]", "", name.lower())), None
-        return "", ""
+        m = re.match(r"(?:docs/)?([^/]+)(?:/README)?\.md\Z|(seeds|bench|\.)\Z",
+                     p)
+        name = re.sub(r"[^a-z0-9]", "", (m.group(1) or m.group(2)).lower()) \
+            if m else None
+        return ("", "") if m is None else (
+            "index" if name in ("", "readme") else name, None)
 
     def link(self, target, pid, folder, origin):
         """A GitHub-style link as a link of the site: "@ref ...", the target
@@ -314,7 +298,6 @@ class Site:
         for found in (os.path.join(self.root, folder, target),
                       os.path.join(self.plots, name) if self.plots else ""):
             if found and os.path.isfile(found):
-                self.read_paths.add(found)
                 shutil.copy2(found, os.path.join(self.out, "images"))
                 return "![%s](%s)" % (text, name)
         self.note("%s: image %s not found; the page says so"
@@ -341,7 +324,7 @@ class Site:
 
         link = self.md_link(pid, folder, origin)
         out, slugs, sections = [], [], [(url, "", [])]
-        for line, h, fence in md_lines(self.read(src))[1]:
+        for line, h, fence in md_lines(read_text(src))[1]:
             if h:
                 slugs.append(unique(gh_slug(h.group(2)), slugs))
                 sections.append(("%s#%s-%s" % (url, pid, slugs[-1]),
@@ -397,14 +380,14 @@ def fold(body, anchor, summary, what):
         "", htmlonly("</details>")] + lines[end:])
 
 
-def excerpt(site, ch, name, marker):
+def excerpt(ch, name, marker):
     """The lines around the comments holding marker (two above, three
     below; the comment marked), numbered as in the full listing, as HTML.
     (Doxygen's \\dontinclude numbers a second range one line off.)"""
     path = os.path.join(ch.dir, name)
     if not os.path.isfile(path):
         return ""
-    text = site.read(path)
+    text = read_text(path)
     lines, start = text.rstrip("\n").split("\n"), strip_header(text, 0)[1]
     marked, in_comment = [], False
     for i, line in enumerate(lines[start:], start):
@@ -417,20 +400,16 @@ def excerpt(site, ch, name, marker):
                                              min(len(lines), i + 4))}
     shown = sorted(n for n in near if lines[n].strip() or
                    {n - 1, n + 1} <= near)  # no blank line at either end
-    rows, runs = [], []
-    for n in shown:
-        if runs and runs[-1][1] == n - 1:
-            runs[-1][1] = n
-        else:
-            rows += ['<div class="line clinic-gap">⋮</div>'] if runs else []
-            runs.append([n, n])
-        rows.append('<div class="line%s"><span class="lineno">%d</span>%s'
-                    '</div>' % (" clinic-marker" if n in marked else "",
-                                n + 1, esc(lines[n])))
+    runs = [[n for _, n in run] for _, run in itertools.groupby(
+        enumerate(shown), lambda x: x[1] - x[0])]  # runs of adjacent lines
+    rows = '<div class="line clinic-gap">⋮</div>'.join("".join(
+        '<div class="line%s"><span class="lineno">%d</span>%s</div>' % (
+            " clinic-marker" if n in marked else "", n + 1, esc(lines[n]))
+        for n in run) for run in runs)
     return shown and (
         '<p class="clinic-excerpt-head"><code>%s</code>, lines %s:</p><div '
         'class="fragment clinic-excerpt">%s</div>' % (name, ", ".join(
-            "%d–%d" % (a + 1, b + 1) for a, b in runs), "".join(rows)))
+            "%d–%d" % (r[0] + 1, r[-1] + 1) for r in runs), rows))
 
 
 def diff_html(site, folder, a, b):
@@ -439,7 +418,7 @@ def diff_html(site, folder, a, b):
     with tempfile.TemporaryDirectory() as work:
         skipped = []
         for name in (a, b):
-            text, n = strip_header(site.read(os.path.join(folder, name)),
+            text, n = strip_header(read_text(os.path.join(folder, name)),
                                    name.endswith(".py"))
             write(os.path.join(work, name), text)
             skipped.append(n)
@@ -463,13 +442,13 @@ def diff_html(site, folder, a, b):
     return '<div class="fragment clinic-diff">%s</div>' % "".join(rows)
 
 
-def outcome_html(site, path, label):
+def outcome_html(path, label):
     """A recorded output: how the program ended, then the transcript."""
-    if not site.exists(path):
+    if not os.path.exists(path):
         return ('<div class="clinic-out clinic-none"><div class="clinic-out-'
                 'head"><code>%s</code></div><p class="clinic-missing">not '
                 'recorded yet</p></div>' % label)
-    text = site.read(path).rstrip("\n")
+    text = read_text(path).rstrip("\n")
     m = re.search(r"\[exit status: (\d+)\]\Z", text)
     verdict, cls = ("recorded", "clinic-other")
     if m:
@@ -497,8 +476,8 @@ def subtitle(site, ch):
 
 def chapter_programs(site, ch):
     """Where the bug is, and the programs in full."""
-    bug = excerpt(site, ch, "broken.cu", "BUG:")
-    fix = excerpt(site, ch, "fixed.cu", "FIX:")
+    bug = excerpt(ch, "broken.cu", "BUG:")
+    fix = excerpt(ch, "fixed.cu", "FIX:")
     text = ""
     if bug and fix:
         text += ("\n## \\anchor %s-where-the-bug-is Where the bug is\n\n"
@@ -512,8 +491,8 @@ def chapter_programs(site, ch):
              "in full, as the tests build and run them.\n" % ch.id)
     os.makedirs(os.path.join(site.out, "examples", ch.id), exist_ok=True)
     # C, the twins, the variants, the files built into every program
-    for f in [f for f in PROGRAMS if site.exists(os.path.join(ch.dir, f))] + \
-            variants(ch.dir) + shared_sources(ch.dir):
+    have = [f for f in PROGRAMS if os.path.exists(os.path.join(ch.dir, f))]
+    for f in have + variants(ch.dir) + shared_sources(ch.dir):
         shutil.copy2(os.path.join(ch.dir, f),
                      os.path.join(site.out, "examples", ch.id))
         twin = re.sub(r"(_[a-z]+)?\.py", ".cu", f)
@@ -553,7 +532,6 @@ def chapter_diff(site, ch):
 
 
 def chapter_outputs(site, ch):
-    """The recorded outputs, as Markdown."""
     exp = os.path.join(ch.dir, "expected")
     text = ("\n## \\anchor %s-recorded-output Recorded output\n\nRecorded "
             "on a real GPU by the update command (see the main page), and "
@@ -561,15 +539,14 @@ def chapter_outputs(site, ch):
             " (if any), then how the program ended.\n\n" % ch.id)
     groups = [("", ("broken", "fixed"))] + [
         ("\nThe %s twins:\n\n" % lib, (b, f)) for lib, b, f in TWINS if any(
-            site.exists(os.path.join(d, x)) for d in (ch.dir, exp)
+            os.path.exists(os.path.join(d, x)) for d in (ch.dir, exp)
             for x in (b, f, b + ".out", f + ".out"))] + [
         ("\n`%s`:\n\n" % v, (v[:-3],)) for v in variants(ch.dir)]
     found = []
     for intro, names in groups:
         records = [(os.path.join(exp, x + ".out"), x) for x in names]
-        text += intro + htmlonly(pair(*(outcome_html(site, r, x)
-                                        for r, x in records)))
-        found += ["%s: %s" % (x, site.read(r, "")) for r, x in records]
+        text += intro + htmlonly(pair(*(outcome_html(*r) for r in records)))
+        found += ["%s: %s" % (x, read_text(r, "")) for r, x in records]
     site.entry("%s.html#%s-recorded-output" % (ch.id, ch.id), ch.title,
                "Recorded output", re.sub(r"\s+", " ", " ".join(found)))
     return text
@@ -633,13 +610,13 @@ def seeds_programs(site, files):
         shutil.copy2(os.path.join(site.root, "seeds", f),
                      os.path.join(site.out, "examples", "seeds"))
         out = os.path.join(site.root, "seeds", "expected", f + ".out")
-        if not site.exists(out):
+        if not os.path.exists(out):
             out = out[:-len(".py.out")] + ".out"
         text += ("\n### \\anchor seeds-%s %s\n\n\\include{lineno} seeds/%s\n\n"
                  "Recorded output:\n\n%s" % (gh_slug(f), f, f, htmlonly(
-                     pair(outcome_html(site, out, f)))))
+                     pair(outcome_html(out, f)))))
         site.entry("seeds.html#seeds-" + gh_slug(f), "Seeds", f,
-                   re.sub(r"\s+", " ", site.read(out, "")))
+                   re.sub(r"\s+", " ", read_text(out, "")))
     return text
 
 
@@ -647,7 +624,6 @@ def register(site):
     """Finds the pages. Returns (the docs pages' ids in site order, the
     seeds' programs)."""
     root, docs = site.root, []
-    site.read_paths.add(os.path.join(root, "docs"))
     for name in sorted(os.listdir(os.path.join(root, "docs"))):
         pid = re.sub(r"[^a-z0-9]", "", name.split(".")[0].lower())
         if name.endswith(".md") and pid not in ("", "readme", "index"):
@@ -656,10 +632,10 @@ def register(site):
     docs.sort(key=lambda p: (FIRST_PAGES + (p,)).index(p))
     seeds = os.path.join(root, "seeds")
     files = sorted(f for f in os.listdir(seeds) if f.endswith(".py")) \
-        if site.exists(os.path.join(seeds, "README.md")) else []
+        if os.path.exists(os.path.join(seeds, "README.md")) else []
     for folder in site.chapters:
         d = os.path.join(root, "chapters", folder)
-        if site.exists(os.path.join(d, "README.md")):
+        if os.path.exists(os.path.join(d, "README.md")):
             site.add_page("ch" + folder[:2], os.path.join(d, "README.md"),
                           "chapters/" + folder, [
                               "where-the-bug-is", "the-programs",
@@ -669,7 +645,7 @@ def register(site):
     for pid, src in (("index", "README.md"), ("seeds", "seeds/README.md"),
                      ("bench", "bench/README.md"),
                      ("contributing", "CONTRIBUTING.md")):
-        if site.exists(os.path.join(root, src)):
+        if os.path.exists(os.path.join(root, src)):
             site.add_page(pid, os.path.join(root, src), os.path.dirname(src),
                           ["the-programs"] + [gh_slug(f) for f in files]
                           if pid == "seeds" else [])
@@ -706,8 +682,8 @@ def make_site(site):
     for pid, text in pages.items():
         write(os.path.join(site.out, "pages", pid + ".md"), text)
     header = os.path.join(site.root, "common", "check_cuda.h")
-    if site.exists(header):
-        comments = re.findall(r"/\*.*?\*/", site.read(header), re.S)
+    if os.path.exists(header):
+        comments = re.findall(r"/\*.*?\*/", read_text(header), re.S)
         site.entry("check__cuda_8h.html", "check_cuda.h", "",
                    "check_cuda check_launch require_gpu_or_skip check_ints " +
                    re.sub(r"[/*\\;\s]+", " ", " ".join(comments)))
@@ -724,25 +700,14 @@ def main(argv=None):
     ap.add_argument("--out", required=True, help="where the pages go")
     ap.add_argument("--diff", default="diff", help="the diff program")
     ap.add_argument("--plots", default="", help="the copy lab's plots")
-    ap.add_argument("--depfile", help="write the files read, as a Makefile "
-                    "rule for --stamp")
-    ap.add_argument("--stamp", help="the file the depfile's rule is for")
     args = ap.parse_args(argv)
-    site = Site(os.path.abspath(args.root), os.path.abspath(args.out),
-                [c for c in args.chapters.split(",") if c], args.diff,
-                args.plots)
     try:
-        make_site(site)
+        make_site(Site(os.path.abspath(args.root), os.path.abspath(args.out),
+                       [c for c in args.chapters.split(",") if c], args.diff,
+                       args.plots))
     except BuildError as e:
         print("make_pages.py: error: %s" % e, file=sys.stderr)
         return 1
-    if args.depfile:  # a Makefile rule: the stamp depends on all that was read
-        site.read_paths |= {os.path.abspath(__file__), site.plots}
-        rule = [re.sub(r"([ #:])", r"\\\1", p.replace("$", "$$")) for p in [
-            args.stamp or "docs"] + sorted(
-                os.path.abspath(p) for p in site.read_paths if p)]
-        write(args.depfile, "%s: \\\n  %s\n" % (rule[0], " \\\n  ".join(
-            rule[1:])))
     return 0
 
 
