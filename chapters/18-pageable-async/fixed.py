@@ -71,8 +71,9 @@ def run():
     start = cuda.Event()
     marks = [[cuda.Event() for _ in range(MARKS)] for _ in range(CHUNKS)]
     # An untimed first launch, as in the C programs.
-    kernel(dev_in, dev_out, np.int32(CHUNK_INTS), np.uint64(0),
-           block=(BLOCK, 1, 1), grid=(sms, 1))
+    kernel(np.uintp(int(dev_in)), np.uintp(int(dev_out)),
+           np.int32(CHUNK_INTS), np.uint64(0), block=(BLOCK, 1, 1),
+           grid=(sms, 1))
     cuda.Context.synchronize()
     start.record()  # no stream: the legacy default stream
     # The pipeline: chunk c on streams[c % STREAMS], its stages in order.
