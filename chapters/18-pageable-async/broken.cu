@@ -12,9 +12,12 @@
 #define TOTAL_BYTES (TOTAL_INTS * sizeof(int))
 #define STREAMS 4
 #define BLOCK 256
-#define YES_BELOW 0.7 /* pipeline time / serial time below this: overlapped */
-#define NO_FROM 0.8   /* at or above this: not overlapped; between: undecided */
-enum stage { COPY_IN, KERNEL, COPY_OUT, STAGES };
+#define SPIN_NS 2000000ull /* 2 ms a kernel: > 5 pinned copies of a chunk */
+#define YES_FROM 20.0 /* overlap, % of the kernel time: from this, "yes" */
+#define NO_BELOW 1.0  /* below this, "no"; in between, undecided */
+/* A chunk's events, in its stream: its copy in runs from BEFORE_IN to
+   AFTER_IN, its kernel on to AFTER_KERNEL, its copy out on to AFTER_OUT. */
+enum mark { BEFORE_IN, AFTER_IN, AFTER_KERNEL, AFTER_OUT, MARKS };
 
 __global__ void process_chunk(const int *in, int *out, int n,
                               unsigned long long spin_ns)
@@ -26,33 +29,22 @@ __global__ void process_chunk(const int *in, int *out, int n,
     clinic_gpu_wait_since_ns(start, spin_ns);
 }
 
-static int *host_in, *host_out, *dev_in, *dev_out; /* TOTAL_INTS each */
-static int grid; /* blocks per kernel: as many as the GPU holds at once */
-static unsigned long long spin_ns; /* as long as both copies of a chunk */
-
-static void queue_stage(int stage, int chunk, cudaStream_t s)
+/** How long (ms) chunk c's copy, mark m to m + 1, ran in chunk k's kernel. */
+static double inside_ms(const float *k, const float *c, int m)
 {
-    size_t first = (size_t)chunk * CHUNK_INTS;
-    if (stage == KERNEL) {
-        process_chunk<<<grid, BLOCK, 0, s>>>(dev_in + first, dev_out + first,
-                                             CHUNK_INTS, spin_ns);
-        check_launch();
-    } else if (stage == COPY_IN)
-        check_cuda(cudaMemcpyAsync(dev_in + first, host_in + first,
-                                   CHUNK_BYTES, cudaMemcpyHostToDevice, s));
-    else
-        check_cuda(cudaMemcpyAsync(host_out + first, dev_out + first,
-                                   CHUNK_BYTES, cudaMemcpyDeviceToHost, s));
+    double ms = fmin(k[AFTER_KERNEL], c[m + 1]) - fmax(k[AFTER_IN], c[m]);
+    return ms > 0 ? ms : 0;
 }
 
 int main(int argc, char **argv)
 {
     int show_times = argc > 1 && strcmp(argv[1], "--times") == 0;
-    int sms; /* the GPU's multiprocessors */
+    int sms; /* the GPU's multiprocessors: one block each, per kernel */
+    int *host_in, *host_out, *dev_in, *dev_out; /* TOTAL_INTS each */
     cudaStream_t streams[STREAMS];
-    cudaEvent_t start, stop;
-    double stage_ms[STAGES] = {0, 0, 0}, serial_ms, share;
-    float ms, pipelined_ms;
+    cudaEvent_t start, marks[CHUNKS][MARKS];
+    float t[CHUNKS][MARKS]; /* ms from start */
+    double pipeline_ms = 0, kernel_ms = 0, overlap_ms = 0, share;
 
     require_gpu_or_skip();
     /* BUG: pageable memory: cudaMemcpyAsync() into it returns only once the
@@ -69,59 +61,63 @@ int main(int argc, char **argv)
     check_cuda(cudaMalloc((void **)&dev_out, TOTAL_BYTES));
     for (int k = 0; k < STREAMS; k++)
         check_cuda(cudaStreamCreate(&streams[k])); /* blocking streams */
-    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &grid, process_chunk, BLOCK, 0));
     check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    grid *= sms;
     check_cuda(cudaEventCreate(&start));
-    check_cuda(cudaEventCreate(&stop));
-    for (int stage = 0; stage < STAGES; stage++) { /* the serial time */
-        if (stage == KERNEL) { /* untimed first launch, spin_ns 0: loads it */
-            queue_stage(KERNEL, 0, streams[0]);
-            check_cuda(cudaStreamSynchronize(streams[0]));
-            spin_ns = (unsigned long long)(2e6 * stage_ms[COPY_IN] / CHUNKS);
-        }
-        for (int chunk = 0; chunk < CHUNKS; chunk++) {
-            check_cuda(cudaEventRecord(start, streams[0]));
-            queue_stage(stage, chunk, streams[0]);
-            check_cuda(cudaEventRecord(stop, streams[0]));
-            check_cuda(cudaEventSynchronize(stop));
-            check_cuda(cudaEventElapsedTime(&ms, start, stop));
-            stage_ms[stage] += ms;
-        }
-    }
-    serial_ms = stage_ms[COPY_IN] + stage_ms[KERNEL] + stage_ms[COPY_OUT];
-    memset(host_out, 0xff, TOTAL_BYTES); /* check the pipeline's results only */
+    for (int i = 0; i < CHUNKS * MARKS; i++) /* each mark of each chunk */
+        check_cuda(cudaEventCreate(&marks[i / MARKS][i % MARKS]));
+    /* An untimed first launch loads the kernel before the pipeline starts. */
+    process_chunk<<<sms, BLOCK>>>(dev_in, dev_out, CHUNK_INTS, 0);
+    check_launch();
+    check_cuda(cudaDeviceSynchronize());
     check_cuda(cudaEventRecord(start, 0)); /* the pipeline */
-    for (int chunk = 0; chunk < CHUNKS; chunk++)
-        for (int stage = 0; stage < STAGES; stage++)
-            queue_stage(stage, chunk, streams[chunk % STREAMS]);
-    check_cuda(cudaEventRecord(stop, 0)); /* after every stream (ch. 08) */
-    check_cuda(cudaEventSynchronize(stop));
-    check_cuda(cudaEventElapsedTime(&pipelined_ms, start, stop));
+    for (int c = 0; c < CHUNKS; c++) { /* chunk c on streams[c % STREAMS] */
+        cudaStream_t s = streams[c % STREAMS];
+        size_t first = (size_t)c * CHUNK_INTS;
+        check_cuda(cudaEventRecord(marks[c][BEFORE_IN], s));
+        check_cuda(cudaMemcpyAsync(dev_in + first, host_in + first,
+                                   CHUNK_BYTES, cudaMemcpyHostToDevice, s));
+        check_cuda(cudaEventRecord(marks[c][AFTER_IN], s));
+        process_chunk<<<sms, BLOCK, 0, s>>>(dev_in + first, dev_out + first,
+                                            CHUNK_INTS, SPIN_NS);
+        check_launch();
+        check_cuda(cudaEventRecord(marks[c][AFTER_KERNEL], s));
+        check_cuda(cudaMemcpyAsync(host_out + first, dev_out + first,
+                                   CHUNK_BYTES, cudaMemcpyDeviceToHost, s));
+        check_cuda(cudaEventRecord(marks[c][AFTER_OUT], s));
+    }
+    check_cuda(cudaDeviceSynchronize());
+    for (int i = 0; i < CHUNKS * MARKS; i++)
+        check_cuda(cudaEventElapsedTime(&t[i / MARKS][i % MARKS], start,
+                                        marks[i / MARKS][i % MARKS]));
 
+    /* Each copy's time inside each kernel of ANOTHER chunk, summed over the
+       pairs: a stretch where two copies ran inside one kernel, or one copy
+       inside two kernels, counts twice. */
+    for (int k = 0; k < CHUNKS; k++) {
+        pipeline_ms = fmax(pipeline_ms, t[k][AFTER_OUT]);
+        kernel_ms += t[k][AFTER_KERNEL] - t[k][AFTER_IN];
+        for (int c = 0; c < CHUNKS; c++)
+            if (c != k) /* chunk c's copy in and copy out */
+                overlap_ms += inside_ms(t[k], t[c], BEFORE_IN) +
+                              inside_ms(t[k], t[c], AFTER_KERNEL);
+    }
     printf("%d chunks of %d MiB over %d streams: copy in, kernel, copy out\n",
            CHUNKS, (int)(CHUNK_BYTES >> 20), STREAMS);
-    share = pipelined_ms / serial_ms;
-    if (share < YES_BELOW)
-        printf("overlapped: yes (the pipeline took less than %.1f of the "
-               "serial time)\n", YES_BELOW);
-    else if (share >= NO_FROM)
-        printf("overlapped: no (the pipeline took at least %.1f of the "
-               "serial time)\n", NO_FROM);
+    share = 100 * overlap_ms / kernel_ms;
+    if (share >= YES_FROM)
+        printf("overlapped: yes (copies ran during other chunks' kernels)\n");
+    else if (share < NO_BELOW)
+        printf("overlapped: no (no copy ran during another chunk's kernel)\n");
     else
-        printf("overlapped: UNDECIDED (the pipeline took between %.1f and %.1f"
-               " of the serial time; run with --times)\n", YES_BELOW, NO_FROM);
+        printf("overlapped: UNDECIDED (copies ran during other chunks' kernels"
+               " for %g%% to %g%% of the kernel time; run with --times)\n",
+               NO_BELOW, YES_FROM);
     if (show_times) /* to stderr, on request: they differ on every run */
-        fprintf(stderr, "serial: copy in %.1f ms (%.1f GB/s), kernels %.1f ms, "
-                "copy out %.1f ms (%.1f GB/s), total %.1f ms\n"
-                "pipeline: %.1f ms, %.2f of the serial time\n",
-                stage_ms[COPY_IN], TOTAL_BYTES / 1e6 / stage_ms[COPY_IN],
-                stage_ms[KERNEL], stage_ms[COPY_OUT],
-                TOTAL_BYTES / 1e6 / stage_ms[COPY_OUT], serial_ms,
-                pipelined_ms, share);
+        fprintf(stderr, "pipeline %.2f ms, kernels %.2f ms, overlap %.2f ms "
+                "(%.1f%%)\n", pipeline_ms, kernel_ms, overlap_ms, share);
     size_t wrong = check_ints("results", host_out, want, TOTAL_INTS);
-    check_cuda(cudaEventDestroy(stop));
+    for (int i = 0; i < CHUNKS * MARKS; i++)
+        check_cuda(cudaEventDestroy(marks[i / MARKS][i % MARKS]));
     check_cuda(cudaEventDestroy(start));
     for (int k = 0; k < STREAMS; k++)
         check_cuda(cudaStreamDestroy(streams[k]));

@@ -20,9 +20,12 @@ TOTAL_INTS = CHUNKS * CHUNK_INTS
 TOTAL_BYTES = TOTAL_INTS * 4
 STREAMS = 4
 BLOCK = 256
-YES_BELOW = 0.7  # pipeline time / serial time below this: overlapped
-NO_FROM = 0.8    # at or above this: not overlapped; in between: undecided
-COPY_IN, KERNEL, COPY_OUT = 0, 1, 2
+SPIN_NS = 2000000  # 2 ms a kernel: > 5 pinned copies of a chunk
+YES_FROM = 20.0  # overlap, % of the kernel time: from this, "yes"
+NO_BELOW = 1.0   # below this, "no"; in between, undecided
+# A chunk's events, in its stream: its copy in runs from BEFORE_IN to AFTER_IN,
+# its kernel on to AFTER_KERNEL, its copy out on to AFTER_OUT.
+BEFORE_IN, AFTER_IN, AFTER_KERNEL, AFTER_OUT, MARKS = range(5)
 
 # The kernel of the C programs: out = 2 * in + 1, then a wait of spin_ns in all.
 KERNEL_SOURCE = r"""
@@ -40,6 +43,13 @@ __global__ void process_chunk(const int *in, int *out, int n,
 """
 
 
+def inside_ms(k, c, m):
+    """How long (ms) chunk c's copy, mark m to m + 1, ran in chunk k's
+    kernel (k and c are lists of a chunk's times)."""
+    ms = min(k[AFTER_KERNEL], c[m + 1]) - max(k[AFTER_IN], c[m])
+    return max(ms, 0.0)
+
+
 def run():
     show_times = sys.argv[1:2] == ["--times"]
     # FIX: page-locked memory, as PyCUDA's documentation requires for the
@@ -54,73 +64,60 @@ def run():
     dev_out = cuda.mem_alloc(TOTAL_BYTES)
     module = SourceModule(KERNEL_SOURCE, include_dirs=[clinic.COMMON])
     kernel = module.get_function("process_chunk")
-    # Each kernel fills the GPU: threads per SM are this small kernel's only
-    # limit (the C programs ask the occupancy API instead).
-    attr = pycuda.autoinit.device.get_attribute
-    per_sm = attr(cuda.device_attribute.MAX_THREADS_PER_MULTIPROCESSOR)
-    grid = per_sm // BLOCK * attr(cuda.device_attribute.MULTIPROCESSOR_COUNT)
+    # One block per multiprocessor, as in the C programs.
+    sms = pycuda.autoinit.device.get_attribute(
+        cuda.device_attribute.MULTIPROCESSOR_COUNT)
     streams = [cuda.Stream() for _ in range(STREAMS)]  # blocking streams
-    start, stop = cuda.Event(), cuda.Event()
-    spin_ns = 0  # each kernel's wait, read by queue_stage when it runs
-
-    def queue_stage(stage, chunk, stream):
+    start = cuda.Event()
+    marks = [[cuda.Event() for _ in range(MARKS)] for _ in range(CHUNKS)]
+    # An untimed first launch, as in the C programs.
+    kernel(np.uintp(int(dev_in)), np.uintp(int(dev_out)),
+           np.int32(CHUNK_INTS), np.uint64(0), block=(BLOCK, 1, 1),
+           grid=(sms, 1))
+    cuda.Context.synchronize()
+    start.record()  # no stream: the legacy default stream
+    # The pipeline: chunk c on streams[c % STREAMS], its stages in order.
+    for chunk, mark in enumerate(marks):
+        stream = streams[chunk % STREAMS]
         part = slice(chunk * CHUNK_INTS, (chunk + 1) * CHUNK_INTS)
         at = chunk * CHUNK_BYTES  # the chunk's offset in the device buffers
-        if stage == KERNEL:
-            kernel(np.uintp(int(dev_in) + at), np.uintp(int(dev_out) + at),
-                   np.int32(CHUNK_INTS), np.uint64(spin_ns),
-                   block=(BLOCK, 1, 1), grid=(grid, 1), stream=stream)
-        elif stage == COPY_IN:
-            cuda.memcpy_htod_async(int(dev_in) + at, host_in[part], stream)
-        else:
-            cuda.memcpy_dtoh_async(host_out[part], int(dev_out) + at, stream)
+        mark[BEFORE_IN].record(stream)
+        cuda.memcpy_htod_async(int(dev_in) + at, host_in[part], stream)
+        mark[AFTER_IN].record(stream)
+        kernel(np.uintp(int(dev_in) + at), np.uintp(int(dev_out) + at),
+               np.int32(CHUNK_INTS), np.uint64(SPIN_NS),
+               block=(BLOCK, 1, 1), grid=(sms, 1), stream=stream)
+        mark[AFTER_KERNEL].record(stream)
+        cuda.memcpy_dtoh_async(host_out[part], int(dev_out) + at, stream)
+        mark[AFTER_OUT].record(stream)
+    cuda.Context.synchronize()
+    t = [[event.time_since(start) for event in mark] for mark in marks]
 
-    # The serial time: each stage of each chunk alone, the times added up.
-    stage_ms = [0.0, 0.0, 0.0]
-    for stage in (COPY_IN, KERNEL, COPY_OUT):
-        if stage == KERNEL:
-            queue_stage(KERNEL, 0, streams[0])  # spin_ns 0: loads it, untimed
-            streams[0].synchronize()
-            # twice a chunk's copy in: about as long as both its copies
-            spin_ns = int(2e6 * stage_ms[COPY_IN] / CHUNKS)
-        for chunk in range(CHUNKS):
-            start.record(streams[0])
-            queue_stage(stage, chunk, streams[0])
-            stop.record(streams[0])
-            stop.synchronize()
-            stage_ms[stage] += stop.time_since(start)
-    serial_ms = sum(stage_ms)
-    host_out.fill(-1)  # the check below sees only the pipeline's results
-    # The pipeline: chunk c on streams[c % STREAMS], its stages in order.
-    start.record()  # no stream: the legacy default stream
-    for chunk in range(CHUNKS):
-        for stage in (COPY_IN, KERNEL, COPY_OUT):
-            queue_stage(stage, chunk, streams[chunk % STREAMS])
-    stop.record()  # waits for every blocking stream (chapter 08)
-    stop.synchronize()
-    pipelined_ms = stop.time_since(start)
-
+    # Each copy's time inside each kernel of ANOTHER chunk, summed over the
+    # pairs: a stretch where two copies ran inside one kernel, or one copy
+    # inside two kernels, counts twice.
+    pipeline_ms = max(times[AFTER_OUT] for times in t)
+    kernel_ms = sum(times[AFTER_KERNEL] - times[AFTER_IN] for times in t)
+    overlap_ms = 0.0
+    for k in range(CHUNKS):
+        for c in range(CHUNKS):
+            if c != k:  # chunk c's copy in and copy out
+                overlap_ms += (inside_ms(t[k], t[c], BEFORE_IN) +
+                               inside_ms(t[k], t[c], AFTER_KERNEL))
     print("%d chunks of %d MiB over %d streams: copy in, kernel, copy out"
           % (CHUNKS, CHUNK_BYTES >> 20, STREAMS))
-    share = pipelined_ms / serial_ms
-    if share < YES_BELOW:
-        print("overlapped: yes (the pipeline took less than %.1f of the "
-              "serial time)" % YES_BELOW)
-    elif share >= NO_FROM:
-        print("overlapped: no (the pipeline took at least %.1f of the "
-              "serial time)" % NO_FROM)
+    share = 100 * overlap_ms / kernel_ms
+    if share >= YES_FROM:
+        print("overlapped: yes (copies ran during other chunks' kernels)")
+    elif share < NO_BELOW:
+        print("overlapped: no (no copy ran during another chunk's kernel)")
     else:
-        print("overlapped: UNDECIDED (the pipeline took between %.1f and %.1f "
-              "of the serial time; run with --times)" % (YES_BELOW, NO_FROM))
+        print("overlapped: UNDECIDED (copies ran during other chunks' kernels"
+              " for %g%% to %g%% of the kernel time; run with --times)"
+              % (NO_BELOW, YES_FROM))
     if show_times:  # timings go to stderr, and only on request
-        gb = TOTAL_BYTES / 1e6  # GB/s from ms
-        print("serial: copy in %.1f ms (%.1f GB/s), kernels %.1f ms, "
-              "copy out %.1f ms (%.1f GB/s), total %.1f ms"
-              % (stage_ms[COPY_IN], gb / stage_ms[COPY_IN], stage_ms[KERNEL],
-                 stage_ms[COPY_OUT], gb / stage_ms[COPY_OUT], serial_ms),
-              file=sys.stderr)
-        print("pipeline: %.1f ms, %.2f of the serial time"
-              % (pipelined_ms, share), file=sys.stderr)
+        print("pipeline %.2f ms, kernels %.2f ms, overlap %.2f ms (%.1f%%)"
+              % (pipeline_ms, kernel_ms, overlap_ms, share), file=sys.stderr)
     wrong = clinic.check_ints("results", host_out, want)
     dev_out.free()
     dev_in.free()
