@@ -70,9 +70,9 @@ def run():
     streams = [cuda.Stream() for _ in range(STREAMS)]  # blocking streams
     start = cuda.Event()
     marks = [[cuda.Event() for _ in range(MARKS)] for _ in range(CHUNKS)]
-    # An untimed first launch, as in the C programs.
+    # An untimed first launch on no elements, as in the C programs.
     kernel(np.uintp(int(dev_in)), np.uintp(int(dev_out)),
-           np.int32(CHUNK_INTS), np.uint64(0), block=(BLOCK, 1, 1),
+           np.int32(0), np.uint64(0), block=(BLOCK, 1, 1),
            grid=(sms, 1))
     cuda.Context.synchronize()
     start.record()  # no stream: the legacy default stream
