@@ -409,7 +409,8 @@ def part_registration(args, wrong):
                          ("ch01.fixed.py.golden", True),
                          ("ch03.fixed.golden", False),
                          ("ch03.fixed_cupy.py.golden", False)]:
-        if ("--one-queue" in tests[name]["command"]) != queues:
+        command = tests.get(name, {}).get("command", [])
+        if name in tests and ("--one-queue" in command) != queues:
             wrong.append("%s: %s --one-queue" % (
                 name, "lacks" if queues else "passes"))
     if "gpu_fault" not in (prop("ch02.fixed.golden", "RESOURCE_LOCK") or []):
