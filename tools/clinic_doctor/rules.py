@@ -324,30 +324,29 @@ def demangled_types(name):
     return types
 
 
-def reference_params(call):
-    """The indices of a launch's parameters declared as references
-    (`Op const&`): a C++ kernel may take an empty functor that way, and the
-    host address it then gets is never dereferenced (PyTorch's indexing
-    kernels take their `ReduceAdd const&` so)."""
+def param_types(call):
+    """The declared type of each of a launch's parameters, from the kernel's
+    C++ name; None when the name declares none (extern "C": PyCUDA's, CuPy's
+    kernels) or they do not match the parameters."""
     types = demangled_types(call.get("kernel_demangled"))
     if not types or len(types) != len(call.get("params") or []):
-        return set()
-    return {i for i, t in enumerate(types) if t.endswith("&")}
+        return None
+    return types
 
 
 def rule_04(p, context):
     """A kernel given a host address (the library found the argument in
     the process's writable host memory, not in any CUDA allocation). Only a
-    pointer parameter counts: not a reference (reference_params), not an
-    integer. Where the kernel's types are unknown (extern "C"), a number
-    such as a wait of 300,000,000 ns can fall in the host heap too: that is
-    strong only when a kernel fault follows."""
+    parameter declared a pointer counts: not a reference (`Op const&`: a
+    C++ kernel may take an empty functor so, as PyTorch's indexing kernels
+    take their `ReduceAdd const&`, and never dereference it), not an
+    integer. Where the types are unknown (param_types), a number such as a
+    wait of 300,000,000 ns can fall in the host heap too: that is strong
+    only when a kernel fault follows."""
     for call in p.calls:
         if call.get("op") != "launch":
             continue
-        types = demangled_types(call.get("kernel_demangled"))
-        if types and len(types) != len(call.get("params") or []):
-            types = None
+        types = param_types(call)
         for i, param in enumerate(call.get("params") or []):
             if param.get("points_to") != "host" or (
                     types and not types[i].endswith("*")):
