@@ -20,10 +20,6 @@ import subprocess
 import sys
 import tempfile
 
-PART_NAMES = ["allocation", "pointers", "synchronization",
-              "launch configuration", "structs", "streams and pinned memory",
-              "staging of kernel-allocated memory", "silent device bugs",
-              "the Python boundary", "several GPUs and managed memory"]
 TWINS = tuple((lib, "broken%s.py" % s, "fixed%s.py" % s) for lib, s in (
     ("PyCUDA", ""), ("CuPy", "_cupy"), ("PyTorch", "_torch"),
     ("Numba", "_numba")))
@@ -47,9 +43,7 @@ class BuildError(Exception):
     """A mistake in the pages, such as a link to a missing heading."""
 
 
-def read_text(path, missing=None):  # missing: the text of no file
-    if missing is not None and not os.path.exists(path):
-        return missing
+def read_text(path):
     with open(path, encoding="utf-8") as f:
         return f.read()
 
@@ -181,19 +175,16 @@ def htmlonly(text):
 
 
 class Chapter:
-    """A chapter folder: its id, titles and part."""
+    """A chapter folder (complete: the lint sees to that): its id, titles
+    and part."""
 
     def __init__(self, site, folder):
         self.folder, self.id = folder, "ch" + folder[:2]
         self.dir = os.path.join(site.root, "chapters", folder)
-        text = read_text(os.path.join(self.dir, "README.md"), "")
-        full = md_lines(text)[0] or "%s · %s" % (
-            folder[:2], folder[3:].replace("-", " "))
+        text = read_text(os.path.join(self.dir, "README.md"))
+        full = md_lines(text)[0]
         self.short, _, self.sub = full.partition(": ")
-        m = re.search(r"\*\*Part: ([^*.]+)\.\*\*", text)  # **Part: <part>.**
-        part = m.group(1).strip().lower() if m else ""
-        self.part = ([p for p in PART_NAMES if p.lower() == part] + [
-            part or "not sorted yet"])[0]
+        self.part = re.search(r"\*\*Part: ([^*.]+)\.\*\*", text).group(1)
         self.title = plain(full)
 
 
@@ -201,7 +192,7 @@ def shared_sources(folder):
     """The files clinic_chapter(SOURCES ...) in the chapter's CMakeLists.txt
     builds into every program (chapter 44's second .cu and its header)."""
     call = re.search(r"\bclinic_chapter\([^)]*?\bSOURCES\b([^)]*)\)",
-                     read_text(os.path.join(folder, "CMakeLists.txt"), ""))
+                     read_text(os.path.join(folder, "CMakeLists.txt")))
     names = itertools.takewhile(lambda w: not w.isupper(),  # next option
                                 call.group(1).split() if call else [])
     return [n for n in names if os.path.isfile(os.path.join(folder, n))]
@@ -209,8 +200,6 @@ def shared_sources(folder):
 
 def variants(folder):
     """A chapter's other .cu files, each another cause of the symptom."""
-    if not os.path.isdir(folder):
-        return []
     shared = shared_sources(folder)
     return sorted(f for f in os.listdir(folder) if f.endswith(".cu") and
                   f not in PROGRAMS and f not in shared)
@@ -359,35 +348,25 @@ class Site:
 
 
 def fold(body, anchor, summary, what):
-    """body with the text of the section whose heading has {#anchor} folded
-    in a "try it first" <details>; the heading itself stays."""
-    lines = body.split("\n")
-    at = [i for i, line in enumerate(lines)
-          if re.match(r"#+ \\anchor %s " % anchor, line)]
-    if not at:
+    """body with the text of the section whose heading has \\anchor anchor
+    folded in a "try it first" <details>; the heading itself stays. (Only
+    headings outside code have an \\anchor.)"""
+    m = re.search(r"^(#+) \\anchor %s .*\n" % anchor, body, re.M)
+    if not m:
         return body
-    start, level, end = at[0], len(lines[at[0]].split(" ")[0]), len(lines)
-    fence = False
-    for i in range(start + 1, len(lines)):
-        fence = fence != bool(FENCE.match(lines[i]))
-        h = None if fence else HEADING.match(lines[i])
-        if h and len(h.group(1)) <= level:
-            end = i
-            break
-    inner = "\n".join(lines[start + 1:end]).strip("\n")
-    return "\n".join(lines[:start + 1] + [
-        htmlonly(TRY_FIRST % (summary, what)), inner,
-        "", htmlonly("</details>")] + lines[end:])
+    end = re.compile(r"^#{1,%d} \\anchor " % len(m.group(1)), re.M).search(
+        body, m.end())
+    end = end.start() if end else len(body)
+    return "\n".join((body[:m.end()] + htmlonly(TRY_FIRST % (summary, what)),
+                      body[m.end():end].strip("\n"), "",
+                      htmlonly("</details>"), body[end:]))
 
 
 def excerpt(ch, name, marker):
     """The lines around the comments holding marker (two above, three
     below; the comment marked), numbered as in the full listing, as HTML.
     (Doxygen's \\dontinclude numbers a second range one line off.)"""
-    path = os.path.join(ch.dir, name)
-    if not os.path.isfile(path):
-        return ""
-    text = read_text(path)
+    text = read_text(os.path.join(ch.dir, name))
     lines, start = text.rstrip("\n").split("\n"), strip_header(text, 0)[1]
     marked, in_comment = [], False
     for i, line in enumerate(lines[start:], start):
@@ -444,10 +423,6 @@ def diff_html(site, folder, a, b):
 
 def outcome_html(path, label):
     """A recorded output: how the program ended, then the transcript."""
-    if not os.path.exists(path):
-        return ('<div class="clinic-out clinic-none"><div class="clinic-out-'
-                'head"><code>%s</code></div><p class="clinic-missing">not '
-                'recorded yet</p></div>' % label)
     text = read_text(path).rstrip("\n")
     m = re.search(r"\[exit status: (\d+)\]\Z", text)
     verdict, cls = ("recorded", "clinic-other")
@@ -478,15 +453,13 @@ def chapter_programs(site, ch):
     """Where the bug is, and the programs in full."""
     bug = excerpt(ch, "broken.cu", "BUG:")
     fix = excerpt(ch, "fixed.cu", "FIX:")
-    text = ""
-    if bug and fix:
-        text += ("\n## \\anchor %s-where-the-bug-is Where the bug is\n\n"
-                 "The lines around the `BUG:` comment, numbered as in the "
-                 "full listings below.\n\n" % ch.id + htmlonly(
-                     bug + TRY_FIRST % ("Find the fix yourself, then compare "
-                                        "it with the same place in <code>"
-                                        "fixed.cu</code>.", "fixed.cu") +
-                     fix + "</details>"))
+    text = ("\n## \\anchor %s-where-the-bug-is Where the bug is\n\nThe "
+            "lines around the `BUG:` comment, numbered as in the full "
+            "listings below.\n\n" % ch.id + htmlonly(
+                bug + TRY_FIRST % ("Find the fix yourself, then compare it "
+                                   "with the same place in <code>fixed.cu"
+                                   "</code>.", "fixed.cu") + fix +
+                "</details>"))
     text += ("\n## \\anchor %s-the-programs The programs\n\nBoth programs "
              "in full, as the tests build and run them.\n" % ch.id)
     os.makedirs(os.path.join(site.out, "examples", ch.id), exist_ok=True)
@@ -504,10 +477,6 @@ def chapter_programs(site, ch):
                 "Another cause of the same symptom, on its own.")
         text += "\n### \\anchor %s-%s %s\n\n%s\n\n\\include{lineno} %s/%s\n" % (
             ch.id, f.replace(".", "-"), f, what, ch.id, f)
-    for f in ("broken.cu", "fixed.cu"):
-        if not os.path.isfile(os.path.join(ch.dir, f)):
-            text += ('\n<p class="clinic-missing"><code>%s</code> is not '
-                     'written yet.</p>\n' % f)
     return text
 
 
@@ -515,9 +484,6 @@ def chapter_diff(site, ch):
     text = "\n## \\anchor %s-the-fix-as-a-diff The fix, as a diff\n\n" % ch.id
     pairs = [(lib, b, f) for lib, b, f in (("C",) + PROGRAMS[:2],) + TWINS
              if all(os.path.isfile(os.path.join(ch.dir, x)) for x in (b, f))]
-    if not pairs or pairs[0][0] != "C":
-        return text + ("Not available yet: the chapter needs both "
-                       "`broken.cu` and `fixed.cu`.\n")
     text += ("`fixed.cu` against `broken.cu`, made from the two files when "
              "this site was built. Their header comments (`\\file`, `\\brief`)"
              " are left out; the rest is the whole fix. Line numbers are "
@@ -538,15 +504,14 @@ def chapter_outputs(site, ch):
             "checked by the chapter's tests on every run: stdout, then stderr"
             " (if any), then how the program ended.\n\n" % ch.id)
     groups = [("", ("broken", "fixed"))] + [
-        ("\nThe %s twins:\n\n" % lib, (b, f)) for lib, b, f in TWINS if any(
-            os.path.exists(os.path.join(d, x)) for d in (ch.dir, exp)
-            for x in (b, f, b + ".out", f + ".out"))] + [
+        ("\nThe %s twins:\n\n" % lib, (b, f)) for lib, b, f in TWINS
+        if os.path.exists(os.path.join(ch.dir, b))] + [
         ("\n`%s`:\n\n" % v, (v[:-3],)) for v in variants(ch.dir)]
     found = []
     for intro, names in groups:
         records = [(os.path.join(exp, x + ".out"), x) for x in names]
         text += intro + htmlonly(pair(*(outcome_html(*r) for r in records)))
-        found += ["%s: %s" % (x, read_text(r, "")) for r, x in records]
+        found += ["%s: %s" % (x, read_text(r)) for r, x in records]
     site.entry("%s.html#%s-recorded-output" % (ch.id, ch.id), ch.title,
                "Recorded output", re.sub(r"\s+", " ", " ".join(found)))
     return text
@@ -565,15 +530,12 @@ def chapter_page(site, chapters, idx):
                prev, ch.part[:1].upper() + ch.part[1:], part_id(ch.part), nxt))
     head = ('<div class="clinic-subtitle">%s</div>\n\n' % subtitle(site, ch)
             if ch.sub else "")
-    readme = "This chapter's README.md is not written yet.\n"
-    if ch.id in site.pages:  # the README, its Part linked, its Fix folded
-        readme = re.sub(r"<b>Part: ([^.<]+)\.</b>", lambda m: "<b>Part: [%s]("
-                        "@ref %s).</b>" % (m.group(1), part_id(ch.part)),
-                        site.markdown(ch.id, ch.title), 1)
-        readme = fold(readme, ch.id + "-fix", "Change <code>broken.cu</code> "
-                      "until it passes%s." % (
-                          " (the Hint below points the way)" if "\\anchor "
-                          "%s-hint " % ch.id in readme else ""), "the fix")
+    # the README, its Part linked, its Fix folded
+    readme = re.sub(r"<b>Part: ([^.<]+)\.</b>", lambda m: "<b>Part: [%s]("
+                    "@ref %s).</b>" % (m.group(1), part_id(ch.part)),
+                    site.markdown(ch.id, ch.title), 1)
+    readme = fold(readme, ch.id + "-fix", "Change <code>broken.cu</code> "
+                  "until it passes (the Hint above points the way).", "the fix")
     body = (head + nav + "\n" + readme + chapter_programs(site, ch) +
             chapter_diff(site, ch) + chapter_outputs(site, ch) + "\n" + nav)
     return site.page(ch.id, ch.short, body)
@@ -609,47 +571,41 @@ def seeds_programs(site, files):
     for f in files:
         shutil.copy2(os.path.join(site.root, "seeds", f),
                      os.path.join(site.out, "examples", "seeds"))
-        out = os.path.join(site.root, "seeds", "expected", f + ".out")
-        if not os.path.exists(out):
-            out = out[:-len(".py.out")] + ".out"
+        out = os.path.join(site.root, "seeds", "expected", f[:-3] + ".out")
         text += ("\n### \\anchor seeds-%s %s\n\n\\include{lineno} seeds/%s\n\n"
                  "Recorded output:\n\n%s" % (gh_slug(f), f, f, htmlonly(
                      pair(outcome_html(out, f)))))
         site.entry("seeds.html#seeds-" + gh_slug(f), "Seeds", f,
-                   re.sub(r"\s+", " ", read_text(out, "")))
+                   re.sub(r"\s+", " ", read_text(out)))
     return text
 
 
 def register(site):
-    """Finds the pages. Returns (the docs pages' ids in site order, the
-    seeds' programs)."""
+    """Finds the pages. Returns (the ids of the pages the main page lists
+    after the chapters, in order; the seeds' programs)."""
     root, docs = site.root, []
     for name in sorted(os.listdir(os.path.join(root, "docs"))):
-        pid = re.sub(r"[^a-z0-9]", "", name.split(".")[0].lower())
-        if name.endswith(".md") and pid not in ("", "readme", "index"):
-            site.add_page(pid, os.path.join(root, "docs", name), "docs")
-            docs.append(pid)
+        if name.endswith(".md"):
+            docs.append(re.sub(r"[^a-z0-9]", "", name[:-3].lower()))
+            site.add_page(docs[-1], os.path.join(root, "docs", name), "docs")
     docs.sort(key=lambda p: (FIRST_PAGES + (p,)).index(p))
-    seeds = os.path.join(root, "seeds")
-    files = sorted(f for f in os.listdir(seeds) if f.endswith(".py")) \
-        if os.path.exists(os.path.join(seeds, "README.md")) else []
+    files = sorted(f for f in os.listdir(os.path.join(root, "seeds"))
+                   if f.endswith(".py"))
     for folder in site.chapters:
         d = os.path.join(root, "chapters", folder)
-        if os.path.exists(os.path.join(d, "README.md")):
-            site.add_page("ch" + folder[:2], os.path.join(d, "README.md"),
-                          "chapters/" + folder, [
-                              "where-the-bug-is", "the-programs",
-                              "the-fix-as-a-diff", "recorded-output"] + [
-                              f.replace(".", "-") for f in PROGRAMS +
-                              tuple(variants(d) + shared_sources(d))])
+        site.add_page("ch" + folder[:2], os.path.join(d, "README.md"),
+                      "chapters/" + folder, [
+                          "where-the-bug-is", "the-programs",
+                          "the-fix-as-a-diff", "recorded-output"] + [
+                          f.replace(".", "-") for f in PROGRAMS +
+                          tuple(variants(d) + shared_sources(d))])
     for pid, src in (("index", "README.md"), ("seeds", "seeds/README.md"),
                      ("bench", "bench/README.md"),
                      ("contributing", "CONTRIBUTING.md")):
-        if os.path.exists(os.path.join(root, src)):
-            site.add_page(pid, os.path.join(root, src), os.path.dirname(src),
-                          ["the-programs"] + [gh_slug(f) for f in files]
-                          if pid == "seeds" else [])
-    return docs, files
+        site.add_page(pid, os.path.join(root, src), os.path.dirname(src),
+                      ["the-programs"] + [gh_slug(f) for f in files]
+                      if pid == "seeds" else [])
+    return docs + ["seeds", "bench", "contributing"], files
 
 
 def make_site(site):
@@ -659,34 +615,28 @@ def make_site(site):
         os.makedirs(os.path.join(site.out, sub))
     docs, seed_files = register(site)
     chapters = [Chapter(site, folder) for folder in site.chapters]
-    have = [ch.part for ch in chapters]  # the known parts first, in order
-    parts = [p for p in PART_NAMES if p in have] + [
-        p for p in dict.fromkeys(have) if p not in PART_NAMES]
+    parts = list(dict.fromkeys(ch.part for ch in chapters))  # reading order
     for p in parts:
         site.pages[part_id(p)] = ("", "")
     pages = {ch.id: chapter_page(site, chapters, idx)
              for idx, ch in enumerate(chapters)}
     pages.update(chapter_list(site, chapters, parts))
-    for pid in docs + ["seeds", "bench", "contributing"]:
-        if pid in site.pages and site.pages[pid][0]:
-            extra = seeds_programs(site, seed_files) if pid == "seeds" else ""
-            pages[pid] = site.page(pid, site.titles[pid], site.markdown(pid)
-                                   + extra, toc=len(site.anchors[pid]) >= 4)
+    for pid in docs:
+        extra = seeds_programs(site, seed_files) if pid == "seeds" else ""
+        pages[pid] = site.page(pid, site.titles[pid], site.markdown(pid) +
+                               extra, toc=len(site.anchors[pid]) >= 4)
     # the main page: the README, then the list of the site's pages
     text = "\n## \\anchor index-on-this-site On this site\n\n" + "".join(
-        "- @subpage %s\n" % p for p in ["chapters"] + docs + [
-            p for p in ("seeds", "bench", "contributing") if p in site.pages])
+        "- @subpage %s\n" % p for p in ["chapters"] + docs)
     pages["mainpage"] = site.page("index", site.titles["index"], site.markdown(
-        "index") + text, toc=False) if "index" in site.pages else (
-            "# CUDA Memcpy Clinic\n" + text)
+        "index") + text, toc=False)
     for pid, text in pages.items():
         write(os.path.join(site.out, "pages", pid + ".md"), text)
-    header = os.path.join(site.root, "common", "check_cuda.h")
-    if os.path.exists(header):
-        comments = re.findall(r"/\*.*?\*/", read_text(header), re.S)
-        site.entry("check__cuda_8h.html", "check_cuda.h", "",
-                   "check_cuda check_launch require_gpu_or_skip check_ints " +
-                   re.sub(r"[/*\\;\s]+", " ", " ".join(comments)))
+    comments = re.findall(r"/\*.*?\*/", read_text(os.path.join(
+        site.root, "common", "check_cuda.h")), re.S)
+    site.entry("check__cuda_8h.html", "check_cuda.h", "",
+               "check_cuda check_launch require_gpu_or_skip check_ints " +
+               re.sub(r"[/*\\;\s]+", " ", " ".join(comments)))
     write(os.path.join(site.out, "extra", "clinic-search-index.js"),
           "/* Generated by make_pages.py: the text of every section. */\n"
           "window.CLINIC_SEARCH_INDEX = %s;\n" % json.dumps(

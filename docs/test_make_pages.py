@@ -54,13 +54,22 @@ FILES = {
     "chapters/01-a/fixed.py": '"""f"""\nx = 2\n',
     "chapters/01-a/expected/broken.out": "bad <x>\n[exit status: 1]\n",
     "chapters/01-a/expected/fixed.out": "good\n[exit status: 0]\n",
+    "chapters/01-a/expected/broken.py.out": "b\n[exit status: 1]\n",
+    "chapters/01-a/expected/fixed.py.out": "f\n[exit status: 0]\n",
+    "chapters/01-a/expected/other.out": "o\n[exit status: 1]\n",
     "chapters/02-b/README.md": "# 02 · Beta\n\n**Part: weird.**\n\n"
     "## Cause\n\nSee [a](../01-a/fixed.cu).\n",
     "seeds/README.md": "# Seeds\n\nRun [s1](s1.py).\n",
     "seeds/s1.py": "print(1)\n",
-    "seeds/expected/s1.py.out": "1\n[exit status: 0]\n",
+    "seeds/expected/s1.out": "1\n[exit status: 0]\n",
     "common/check_cuda.h": "/** \\file check_cuda.h checks; all */\n",
+    "bench/README.md": "# Copy lab\n", "CONTRIBUTING.md": "# Contributing\n",
 }
+FILES.update({"chapters/02-b/" + name: text for name, text in (
+    ("broken.cu", "int b;\n/* BUG: b */\n"), ("CMakeLists.txt", "x()\n"),
+    ("fixed.cu", "int b;\n/* FIX: f */\n"),
+    ("expected/broken.out", "b\n[exit status: 1]\n"),
+    ("expected/fixed.out", "f\n[exit status: 0]\n"))})
 
 
 class Text(unittest.TestCase):
@@ -156,7 +165,7 @@ class SiteTests(unittest.TestCase):
                 '<div class="line hunk">@@ -4,4 +3,4 @@</div>',
                 '<div class="line">bad &lt;x&gt;</div>',
                 "exit 0: the results were right",
-                "<code>broken.py</code>",  # not recorded yet
+                "<code>broken.py</code>: exit 1: wrong results",
                 '<div class="line clinic-marker"><span class="lineno">5'
                 '</span>/&#42; BUG: wrong &#42;/</div>',
                 "<code>broken.cu</code>, lines 4–7:", "%file:line:",
@@ -168,7 +177,7 @@ class SiteTests(unittest.TestCase):
         self.assertNotIn("`k.cu`:", ch)
         fix = ch.split("\\anchor ch01-fix ")[1].split("\\anchor ch01-hint")[0]
         self.assertIn('<details class="clinic-try">', fix)
-        self.assertIn("the Hint below", fix)
+        self.assertIn("the Hint above", fix)
         self.assertTrue(os.path.isfile(os.path.join(
             self.out, "examples", "ch01", "fixed.cu")))
 
