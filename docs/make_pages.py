@@ -289,10 +289,8 @@ class Site:
             if found and os.path.isfile(found):
                 shutil.copy2(found, os.path.join(self.out, "images"))
                 return "![%s](%s)" % (text, name)
-        self.note("%s: image %s not found; the page says so"
-                  % (origin, target))
-        return ("*(picture not available yet: %s; build the bench_plots "
-                "target)*" % text)
+        raise BuildError("%s: image %s not found (the bench_plots target "
+                         "draws the copy lab's)" % (origin, target))
 
     def md_link(self, pid, folder, origin):
         """What inline() makes of the links of a page."""
