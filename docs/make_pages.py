@@ -308,16 +308,15 @@ class Site:
         origin = os.path.relpath(src, self.root)
         url = "index.html" if pid == "index" else doxygen_file(pid)
         title = title or self.titles[pid]
-
         link = self.md_link(pid, folder, origin)
-        out, slugs, sections = [], [], [(url, "", [])]
+        out, slugs, sections = [], iter(self.anchors[pid]), [(url, "", [])]
         for line, h, fence in md_lines(read_text(src))[1]:
             if h:
-                slugs.append(unique(gh_slug(h.group(2)), slugs))
-                sections.append(("%s#%s-%s" % (url, pid, slugs[-1]),
+                slug = next(slugs)  # as add_page() made them
+                sections.append(("%s#%s-%s" % (url, pid, slug),
                                  plain(h.group(2)), []))
                 line = "%s \\anchor %s-%s %s" % (
-                    h.group(1), pid, slugs[-1],
+                    h.group(1), pid, slug,
                     inline(re.sub(r" *\{#[^}]*\}\Z", "", h.group(2)), link))
             else:
                 sections[-1][2].append(line)
