@@ -69,12 +69,10 @@
     return /[^s]$/.test(w) ? [w + 's'] : [];
   }
 
-  const count = (hay, needle) => hay.split(needle).length - 1;
-
   // A record's score: each word (or its other forms, or a synonym of the phrase it is in) in the
   // page title counts most, then the section's title, then the text; a piece of a longer word
   // counts less; the more of the words, the better; the words side by side count most of all.
-  const PLACE = [12, 8, 3];
+  const PLACE = [12, 8, 3], count = (hay, needle) => hay.split(needle).length - 1;
   function score(r, {qw, alts, phrases}) {
     let total = 0, covered = 0;
     qw.forEach((w, k) => {
@@ -154,9 +152,8 @@
   const panel = Object.assign(document.createElement('div'),
                               {id: 'clinic-search-results', hidden: true});
   panel.setAttribute('role', 'listbox');
-  let selected = -1;
   const field = () => document.getElementById('MSearchField');
-  function hide() { panel.hidden = true; selected = -1; }
+  const hide = () => { panel.hidden = true; };
 
   function place() {
     const box = document.getElementById('MSearchBox') || field();
@@ -183,7 +180,6 @@
       panel.hidden = false;
       panel.setAttribute('data-query', q); // which query the list answers
       if (!panel.parentNode) document.body.appendChild(panel);
-      selected = -1;
       place();
     });
   }
@@ -218,11 +214,12 @@
     const f = ev.target, step = {ArrowDown: 1, ArrowUp: -1}[ev.key];
     if (f.id !== 'MSearchField') return;
     if (pending !== null) { clearTimeout(pending); pending = null; show(f.value); }
-    const a = panel.querySelectorAll('a.clinic-hit');
+    const a = [...panel.querySelectorAll('a.clinic-hit')];
+    let at = a.findIndex(el => el.classList.contains('clinic-selected'));
     if (step && a.length) {
-      selected = (selected + step + a.length) % a.length;
-      a.forEach((el, j) => el.classList.toggle('clinic-selected', j === selected));
-      a[selected].scrollIntoView({block: 'nearest'});
+      at = (at + step + a.length) % a.length;
+      a.forEach((el, j) => el.classList.toggle('clinic-selected', j === at));
+      a[at].scrollIntoView({block: 'nearest'});
     }
     if (step) ev.preventDefault();
     else if (ev.key === 'Escape') hide();
@@ -230,7 +227,7 @@
       ev.preventDefault();
       if (!a.length) return show(f.value);
       hide();
-      window.location.href = a[Math.max(selected, 0)].getAttribute('href');
+      window.location.href = a[Math.max(at, 0)].getAttribute('href');
     }
   });
   // The magnifier focuses the box; a click elsewhere closes the list.
@@ -245,12 +242,11 @@
 
   // Tables of three or more columns, as cards on a phone (clinic.css): cells labelled by column.
   function labelTables() {
-    document.querySelectorAll('table.markdownTable').forEach(table => {
-      const head = table.querySelector('tr.markdownTableHead');
-      const names = head ? [...head.children].map(th => th.textContent.trim()) : [];
+    document.querySelectorAll('table.markdownTable').forEach(t => {
+      const names = [...t.querySelectorAll('.markdownTableHead th')].map(h => h.textContent.trim());
       if (names.length < 3) return;
-      table.classList.add('clinic-cards');
-      table.querySelectorAll('tr:not(.markdownTableHead)').forEach(tr => {
+      t.classList.add('clinic-cards');
+      t.querySelectorAll('tr:not(.markdownTableHead)').forEach(tr => {
         if (tr.cells.length && !tr.cells[0].textContent.trim()) tr.classList.add('clinic-more');
         [...tr.cells].forEach((td, k) => names[k] && td.setAttribute('data-label', names[k]));
       });
