@@ -3,28 +3,20 @@
  * and a chapter's subtitle where the theme wants them; a link into a "try it first" opens it. */
 'use strict';
 { // a block: with strict mode, its functions and variables stay out of the global scope
-  // The search box lists the sections (the index make_pages.py writes) that match the words typed,
-  // best first, once typing pauses for 80 ms. Little words (my, the) do not decide a match;
-  // apostrophes, plurals and sizes (2GB, 2 GiB) are read as a person means them; the words people
-  // use find the pages' own (segfault: segmentation fault). Enter opens the selected result, arrows
-  // move, Escape closes.
+  // The search box lists the sections (of the index make_pages.py writes) that match, best first.
   const base = (document.currentScript ? document.currentScript.src : '').replace(/[^/]*$/, '');
   let index = null, loading = null;
-  function withIndex(done) { // at once when the index is there
+  function withIndex(done) { // at once when the index is there (Enter reads the list at once)
     if (index) return done();
-    loading = loading || new Promise(loaded => {
-      const s = Object.assign(document.createElement('script'),
-                              {src: base + 'clinic-search-index.js', charset: 'utf-8'});
-      s.onload = s.onerror = loaded;
-      document.head.appendChild(s);
-    }).then(() => { index = (window.CLINIC_SEARCH_INDEX || []).map(prepare); });
+    loading = loading || new Promise(loaded => document.head.appendChild(Object.assign(
+      document.createElement('script'),
+      {src: base + 'clinic-search-index.js', onload: loaded, onerror: loaded})))
+      .then(() => { index = (window.CLINIC_SEARCH_INDEX || []).map(prepare); });
     loading.then(done);
   }
 
   // Units of size, as one word each: people write GB for GiB.
-  const UNITS = {kb: 'kib', kib: 'kib', mb: 'mib', mib: 'mib', gb: 'gib', gib: 'gib',
-                 tb: 'tib', tib: 'tib', bit: 'bit', bits: 'bit'};
-  const unit = w => (UNITS.hasOwnProperty(w) ? UNITS[w] : null);
+  const unit = w => (/^[kmgt]i?b$/.test(w) ? w[0] + 'ib' : /^bits?$/.test(w) ? 'bit' : null);
   // Words as the search compares them, in the pages and the query alike: "doesn't" is does, not;
   // "PyCUDA's" is pycuda; "2GB" and "2 GiB" are 2, gib.
   function words(text) {
@@ -44,8 +36,7 @@
             ws: fields.map(f => ' ' + words(f).join(' ') + ' ')};
   }
 
-  // The words people use, and the words the pages use for the same thing. A query that holds one
-  // phrase of a group also finds the others.
+  // The words people use and the pages' words for the same thing: each phrase finds the others.
   const SYNONYMS = [
     ['segfault', 'segmentation fault', 'sigsegv', 'signal 11', 'core dumped'],
     ['oom', 'out of memory', 'cudaerrormemoryallocation'],
@@ -58,9 +49,9 @@
     ['wrong data', 'wrong results', 'wrong values', 'garbage'], ['zeros', 'zeroes', 'all zero'],
     ['hang', 'hangs', 'deadlock'], ['memcpy dtoh', 'memcpy_dtoh'], ['async', 'asynchronous'],
     ['sync', 'synchronize', 'synchronization']
-  ].map(g => g.map(p => words(p).join(' ')));
-  // Little words only help a whole phrase rank ("does not wait"); a query of nothing else finds
-  // nothing, and the box says so.
+  ].flatMap(g => g.map(p => words(p).join(' ')).map((p, k, all) =>
+    ({p: p, n: p.split(' ').length, alt: all.filter(o => o !== p)})));
+  // Little words only help a phrase rank ("does not wait"); a query of only those says too little.
   const STOP = new Set(('a am an and any anyone are as at be been but by can could did do does' +
     ' for from get gets got had has have help how i if in into is it its me my not of on or our' +
     ' per please so than that the their them then there these they this those to was we were' +
@@ -78,39 +69,17 @@
     return /[^s]$/.test(w) ? [w + 's'] : [];
   }
 
-  // The synonyms found in the query: where they start, how many words, the group's other phrases.
-  function synonymsOf(qw) {
-    const found = [], q = ' ' + qw.join(' ') + ' ';
-    for (const group of SYNONYMS) {
-      for (const p of group) {
-        for (let at = q.indexOf(' ' + p + ' '); at >= 0; at = q.indexOf(' ' + p + ' ', at + 1))
-          found.push({at: q.slice(1, at + 1).split(' ').length - 1, n: p.split(' ').length,
-                      alt: group.filter(o => o !== p)});
-      }
-    }
-    return found;
-  }
-
-  function count(hay, needle) { // up to 5
-    let n = 0;
-    for (let at = hay.indexOf(needle); at >= 0 && n < 5; n++) {
-      at = hay.indexOf(needle, at + needle.length);
-    }
-    return n;
-  }
-
   // A record's score: each word (or its other forms, or a synonym of the phrase it is in) in the
   // page title counts most, then the section's title, then the text; a piece of a longer word
   // counts less; the more of the words, the better; the words side by side count most of all.
-  const PLACE = [12, 8, 3];
-  function score(r, qw, alts, phrases) {
+  const PLACE = [12, 8, 3], count = (hay, needle) => hay.split(needle).length - 1;
+  function score(r, {qw, alts, phrases}) {
     let total = 0, covered = 0;
     qw.forEach((w, k) => {
       if (!alts[k]) return; // a little word
       let sc = 0, whole = false;
       for (let p = 0; p < 3; p++) {
-        let n = count(r.ws[p], ' ' + w + ' ');
-        for (let a = 0; a < alts[k].length && !n; a++) n = count(r.ws[p], ' ' + alts[k][a] + ' ');
+        const n = [w, ...alts[k]].reduce((c, a) => c || count(r.ws[p], ' ' + a + ' '), 0);
         if (n) { sc += PLACE[p] + (p === 2 ? Math.min(n, 4) - 1 : 0); whole = true; }
         else if (w.length >= 3 && r.low[p].indexOf(w) >= 0) sc += PLACE[p] * 0.35;
       }
@@ -118,29 +87,36 @@
       covered += whole ? 1 : sc ? 0.5 : 0;
     });
     if (!total) return 0;
-    const best = Math.max(0, ...phrases.map(p => {
-      const n = count(r.ws[2], p);
-      return Math.max(r.ws[0].includes(p) ? 40 : 0, r.ws[1].includes(p) ? 30 : 0,
-                      n ? 18 + 4 * Math.min(n, 3) : 0);
-    }));
+    const best = Math.max(0, ...phrases.map(p => Math.max(r.ws[0].includes(p) ? 40 : 0,
+      r.ws[1].includes(p) ? 30 : 0, [0, 22, 26, 30][Math.min(count(r.ws[2], p), 3)])));
     return total + 30 * covered + best +
       (/^ch\d\d\.html$/.test(r.page) ? 2 : 0) - // a chapter explains; other pages route
       (r.e.u.indexOf('#') < 0 && !r.e.s ? 1 : 0); // a section before a page's introduction
   }
 
-  // The best 40 results, at most two sections of one page so more pages show.
-  function search(qw) {
-    const cw = content(qw), syn = synonymsOf(qw);
+  // A query's words' other forms and synonyms (null: a little word); its phrases: all of it, its
+  // words but the little ones, a synonym of all of it (OOM); what a result marks, longest first, as
+  // whole words (a phrase's joined by any punctuation): those, the query's pairs of words.
+  function parse(qw) {
+    const cw = content(qw), syn = SYNONYMS.flatMap(s => qw.map((w, at) => ({...s, at: at})))
+      .filter(s => qw.slice(s.at, s.at + s.n).join(' ') === s.p);
     const alts = qw.map((w, k) => (cw.includes(w) ? forms(w).concat(
       ...syn.filter(s => k >= s.at && k < s.at + s.n).map(s => s.alt)) : null));
-    // The whole query as a phrase, its words other than the little ones as another, or a synonym
-    // of all of it (OOM: out of memory).
     const phrases = (qw.length > 1 ? [qw.join(' ')] : [])
       .concat(cw.length > 1 && cw.length < qw.length ? [cw.join(' ')] : [],
-              ...syn.filter(s => s.at === 0 && s.n === qw.length).map(s => s.alt))
-      .map(p => ' ' + p + ' ');
+              ...syn.filter(s => s.at === 0 && s.n === qw.length).map(s => s.alt));
+    const terms = [...new Set([qw.join(' '), ...qw.slice(1).map((w, k) => qw[k] + ' ' + w),
+      ...cw.filter(w => w.length > 1), ...alts.filter(a => a).flat()])]
+      .sort((a, b) => b.length - a.length);
+    const wc = '\\p{L}\\p{N}_', body = terms.map(t => t.replace(/ /g, '[^' + wc + ']+'));
+    return {qw: qw, alts: alts, phrases: phrases.map(p => ' ' + p + ' '), terms: terms,
+            re: new RegExp('(?<![' + wc + '])(' + body.join('|') + ')(?![' + wc + '])', 'giu')};
+  }
+
+  // The best 40 results, at most two sections of one page so more pages show.
+  function search(query) {
     const perPage = {};
-    return index.map(r => ({r: r, score: score(r, qw, alts, phrases)}))
+    return index.map(r => ({r: r, score: score(r, query)}))
       .filter(h => h.score > 0)
       .sort((a, b) => b.score - a.score || a.r.i - b.r.i)
       .filter(h => (perPage[h.r.page] = (perPage[h.r.page] || 0) + 1) <= 2)
@@ -149,60 +125,35 @@
 
   const escapeHtml = s => s.replace(/[&<>"]/g, c => '&#' + c.charCodeAt(0) + ';');
 
-  // What a result marks, as a pattern of whole words, longest first: the whole query, its pairs of
-  // words, its words (not the little ones, unless there is nothing else) and their other forms, and
-  // its synonyms. The words of a phrase may be joined by any punctuation.
-  function marker(qw) {
-    const cw = content(qw);
-    let terms = [qw.join(' ')].concat(qw.slice(1).map((w, k) => qw[k] + ' ' + w),
-      ...(cw.length ? cw : qw).filter(w => w.length > 1).map(w => [w].concat(forms(w))),
-      ...synonymsOf(qw).map(s => s.alt));
-    terms = [...new Set(terms)].filter(t => t).sort((a, b) => b.length - a.length);
-    const w = '\\p{L}\\p{N}_', body = terms.map(t => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-      .split(' ').join('[^' + w + ']+'));
-    const re = new RegExp('(?<![' + w + '])(' + body.join('|') + ')(?![' + w + '])', 'giu');
-    return {terms: terms, re: re};
-  }
-
   // About 180 characters of the text around the first of the longest whole-word matches (else the
-  // first piece of a word that matched), cut between words, with the terms marked.
+  // first piece of a word that matched), with the terms marked; it starts at a word, not at a dash
+  // or a dot left over from the sentence before, and ends between words.
   function snippet(text, m) {
-    let first = null, hit;
-    m.re.lastIndex = 0;
-    while ((hit = m.re.exec(text)) !== null) {
-      if (!first || hit[0].length > first[0].length) first = hit;
-    }
+    const hits = from => text.matchAll(Object.assign(m.re, {lastIndex: from}));
+    const first = [...hits(0)].reduce((a, h) => (a && a[0].length >= h[0].length ? a : h), null);
     let at = first ? first.index : 0;
     for (let k = 0; !first && k < m.terms.length && !at; k++)
       at = Math.max(0, text.toLowerCase().indexOf(m.terms[k]));
     let from = Math.max(0, at - 60), to = Math.min(text.length, from + 180);
-    if (from > 0) {
-      const space = text.indexOf(' ', from);
-      if (space >= 0 && space < at) from = space + 1;
-      // Not from a dash or a dot left over from the sentence before.
-      const lone = /^[^\p{L}\p{N}_\s("“'\[<]+\s+/u.exec(text.slice(from, at));
-      if (lone) from += lone[0].length;
-    }
+    const lead = /^([^ ]* )?([^\p{L}\p{N}_\s("“'\[<]+\s+)?/u.exec(text.slice(from, at))[0];
+    if (from > 0) from += lead.length;
     const back = to < text.length ? text.lastIndexOf(' ', to) : -1;
     if (back > at) to = back;
     let html = '', pos = from;
-    m.re.lastIndex = from;
-    while ((hit = m.re.exec(text)) !== null && hit.index + hit[0].length <= to) {
-      html += escapeHtml(text.slice(pos, hit.index)) + '<mark>' + escapeHtml(hit[0]) + '</mark>';
-      pos = hit.index + hit[0].length;
+    for (const h of hits(from)) {
+      if (h.index + h[0].length > to) break;
+      html += escapeHtml(text.slice(pos, h.index)) + '<mark>' + escapeHtml(h[0]) + '</mark>';
+      pos = h.index + h[0].length;
     }
     return (from > 0 ? '…' : '') + html + escapeHtml(text.slice(pos, to)) +
       (to < text.length ? '…' : '');
   }
 
-  // The results list.
   const panel = Object.assign(document.createElement('div'),
                               {id: 'clinic-search-results', hidden: true});
   panel.setAttribute('role', 'listbox');
-  let selected = -1;
   const field = () => document.getElementById('MSearchField');
-  const links = () => panel.querySelectorAll('a.clinic-hit');
-  function hide() { panel.hidden = true; selected = -1; }
+  const hide = () => { panel.hidden = true; };
 
   function place() {
     const box = document.getElementById('MSearchBox') || field();
@@ -212,56 +163,41 @@
       left: Math.max(8, Math.min(r.right - width, window.innerWidth - width - 8)) + 'px'});
   }
 
-  function select(k) {
-    const a = links();
-    if (!a.length) return;
-    selected = (k + a.length) % a.length;
-    a.forEach((el, j) => el.classList.toggle('clinic-selected', j === selected));
-    a[selected].scrollIntoView({block: 'nearest'});
-  }
-
   function show(q) {
     const qw = words(q), cw = content(qw);
     if (!qw.length) return hide();
     withIndex(() => {
       if (field() && field().value !== q) return; // typed on meanwhile
-      const hits = cw.length ? search(qw) : [], m = marker(qw);
-      let html = '';
-      if (!cw.length) {
-        html = '<div class="clinic-nohit">“' + escapeHtml(q.trim()) + '” says too little to ' +
-               'search for: add what you see, such as an error message, a value or a call.</div>';
-      } else if (!hits.length) {
-        html = '<div class="clinic-nohit">No section contains ' +
-               cw.map(w => '“' + escapeHtml(w) + '”').join(' or ') + '.</div>';
-      }
-      for (const {r: {e}} of hits) {
-        html += '<a class="clinic-hit" role="option" href="' + escapeHtml(base + e.u) + '">' +
-                '<span class="clinic-hit-title">' + escapeHtml(e.t) + '</span>' +
-                (e.s ? '<span class="clinic-hit-section">' + escapeHtml(e.s) + '</span>' : '') +
-                '<span class="clinic-hit-text">' + snippet(e.x, m) + '</span></a>';
-      }
-      panel.innerHTML = html;
+      const m = cw.length ? parse(qw) : null, hits = m ? search(m) : [];
+      const said = !m ? '“' + escapeHtml(q.trim()) + '” says too little to search for: add ' +
+        'what you see, such as an error message, a value or a call.' : hits.length ? '' :
+        'No section contains ' + cw.map(w => '“' + escapeHtml(w) + '”').join(' or ') + '.';
+      panel.innerHTML = (said ? '<div class="clinic-nohit">' + said + '</div>' : '') +
+        hits.map(({r: {e}}) => '<a class="clinic-hit" role="option" href="' +
+          escapeHtml(base + e.u) + '"><span class="clinic-hit-title">' + escapeHtml(e.t) +
+          (e.s ? '</span><span class="clinic-hit-section">' + escapeHtml(e.s) : '') +
+          '</span><span class="clinic-hit-text">' + snippet(e.x, m) + '</span></a>').join('');
+      panel.hidden = false;
       panel.setAttribute('data-query', q); // which query the list answers
       if (!panel.parentNode) document.body.appendChild(panel);
-      selected = -1;
-      panel.hidden = false;
       place();
     });
   }
 
-  // Doxygen's box calls the methods of its global searchBox from inline attributes (focus, blur,
-  // keyup, the magnifier's hover, the cross): they run this search instead of Doxygen's.
-  function clearDoxygenText(f) {
+  // Doxygen's box holds "Search" until focused (ours, a placeholder) and calls its global
+  // searchBox's methods from inline attributes: they run this search instead of Doxygen's.
+  function ownField() {
+    const f = field();
     if (f && f.value === f.defaultValue && /^search$/i.test(f.value)) f.value = '';
+    if (f) Object.entries({placeholder: 'Search the text', autocomplete: 'off',
+      'aria-label': 'Search the text of the site'}).forEach(([k, v]) => f.setAttribute(k, v));
+    return f;
   }
   const OWN_SEARCH_BOX = {
     OnSearchFieldFocus: active => {
-      const f = field();
-      clearDoxygenText(f);
-      const box = document.getElementById('MSearchBox');
+      const f = ownField(), box = document.getElementById('MSearchBox');
       if (active || !f.value) box.className = active ? 'MSearchBoxActive' : 'MSearchBoxInactive';
-      if (active) withIndex(() => {});
-      if (active && f.value) show(f.value);
+      if (active) withIndex(() => (f.value ? show(f.value) : null)); // the index loads meanwhile
     },
     OnSearchFieldChange: () => {}, OnSearchSelectShow: () => false, OnSearchSelectHide: () => {},
     CloseResultsWindow: () => { field().value = ''; hide(); }
@@ -275,19 +211,23 @@
     pending = setTimeout(() => { pending = null; show(ev.target.value); }, 80);
   });
   document.addEventListener('keydown', ev => {
-    const f = ev.target;
+    const f = ev.target, step = {ArrowDown: 1, ArrowUp: -1}[ev.key];
     if (f.id !== 'MSearchField') return;
     if (pending !== null) { clearTimeout(pending); pending = null; show(f.value); }
-    const a = links();
-    if (ev.key === 'ArrowDown' || ev.key === 'ArrowUp') {
-      select(selected + (ev.key === 'ArrowDown' ? 1 : -1));
-      ev.preventDefault();
-    } else if (ev.key === 'Escape') hide();
+    const a = [...panel.querySelectorAll('a.clinic-hit')];
+    let at = a.findIndex(el => el.classList.contains('clinic-selected'));
+    if (step && a.length) {
+      at = (at + step + a.length) % a.length;
+      a.forEach((el, j) => el.classList.toggle('clinic-selected', j === at));
+      a[at].scrollIntoView({block: 'nearest'});
+    }
+    if (step) ev.preventDefault();
+    else if (ev.key === 'Escape') hide();
     else if (ev.key === 'Enter') {
       ev.preventDefault();
       if (!a.length) return show(f.value);
       hide();
-      window.location.href = a[Math.max(selected, 0)].getAttribute('href');
+      window.location.href = a[Math.max(at, 0)].getAttribute('href');
     }
   });
   // The magnifier focuses the box; a click elsewhere closes the list.
@@ -300,24 +240,21 @@
   });
   window.addEventListener('resize', place);
 
-  // Tables on narrow screens.
+  // Tables of three or more columns, as cards on a phone (clinic.css): cells labelled by column.
   function labelTables() {
-    document.querySelectorAll('table.markdownTable').forEach(table => {
-      const head = table.querySelector('tr.markdownTableHead');
-      const names = head ? [...head.children].map(th => th.textContent.trim()) : [];
+    document.querySelectorAll('table.markdownTable').forEach(t => {
+      const names = [...t.querySelectorAll('.markdownTableHead th')].map(h => h.textContent.trim());
       if (names.length < 3) return;
-      table.classList.add('clinic-cards');
-      table.querySelectorAll('tr').forEach(tr => {
-        if (tr === head) return;
-        const cells = [...tr.children];
-        if (cells.length && !cells[0].textContent.trim()) tr.classList.add('clinic-more');
-        cells.forEach((td, k) => (names[k] ? td.setAttribute('data-label', names[k]) : null));
+      t.classList.add('clinic-cards');
+      t.querySelectorAll('tr:not(.markdownTableHead)').forEach(tr => {
+        if (tr.cells.length && !tr.cells[0].textContent.trim()) tr.classList.add('clinic-more');
+        [...tr.cells].forEach((td, k) => names[k] && td.setAttribute('data-label', names[k]));
       });
     });
   }
 
   // A table too wide for the text column is marked so that clinic.css lets its code wrap; measured
-  // again whenever the column changes width.
+  // when the column changes width (ResizeObserver, also at once).
   let fitWidth = -1;
   function fitTables() {
     const column = document.querySelector('div.contents');
@@ -329,8 +266,7 @@
     });
   }
 
-  // A link or search result that points into a folded "try it first" section opens it, so that the
-  // reader sees what was asked for.
+  // A link into a folded "try it first" section (or to the heading above it) opens it.
   function openTarget() {
     const id = decodeURIComponent(window.location.hash.slice(1));
     const el = id && document.getElementById(id);
@@ -350,11 +286,9 @@
   const TABS = [['Chapters', 'chapters.html'], ['By symptom', 'symptoms.html'],
                 ['Myths', 'myths.html'], ['Python', 'python.html'], ['Doctor', 'doctor.html']];
   document.addEventListener('DOMContentLoaded', () => {
-    const menu = window.menudata;
-    if (menu && menu.children) {
-      menu.children = menu.children.filter(e => !/^(pages|files|globals|examples)\.html$/
-        .test(e.url)).concat(TABS.map(t => ({text: t[0], url: t[1]})));
-    }
+    const menu = window.menudata || {}, drop = /^(pages|files|globals|examples)\.html$/;
+    if (menu.children) menu.children = menu.children.filter(e => !drop.test(e.url))
+      .concat(TABS.map(t => ({text: t[0], url: t[1]})));
     Object.assign(window.searchBox || {}, OWN_SEARCH_BOX);
     // A chapter's subtitle belongs under its title, above the contents.
     const q = s => document.querySelector(s), sub = q('.contents .textblock > .clinic-subtitle');
@@ -368,12 +302,7 @@
     const toc = document.querySelector('.contents .textblock .toc.clinic-toc');
     if (toc) document.querySelector('div.contents').prepend(toc);
     labelTables();
-    fitTables();
-    const f = field();
-    if (!f) return;
-    clearDoxygenText(f);
-    Object.entries({placeholder: 'Search the text', 'aria-label': 'Search the text of the site',
-                    autocomplete: 'off'}).forEach(([k, v]) => f.setAttribute(k, v));
+    ownField();
   }
   document.addEventListener('DOMContentLoaded', ready);
   window.addEventListener('load', ready);
