@@ -149,9 +149,8 @@
       (to < text.length ? '…' : '');
   }
 
-  const panel = Object.assign(document.createElement('div'),
-                              {id: 'clinic-search-results', hidden: true});
-  panel.setAttribute('role', 'listbox');
+  const panel = document.body.appendChild(document.createElement('div'));
+  Object.assign(panel, {id: 'clinic-search-results', hidden: true}).setAttribute('role', 'listbox');
   const field = () => document.getElementById('MSearchField');
   const hide = () => { panel.hidden = true; };
 
@@ -179,7 +178,6 @@
           '</span><span class="clinic-hit-text">' + snippet(e.x, m) + '</span></a>').join('');
       panel.hidden = false;
       panel.setAttribute('data-query', q); // which query the list answers
-      if (!panel.parentNode) document.body.appendChild(panel);
       place();
     });
   }
@@ -188,20 +186,21 @@
   // searchBox's methods from inline attributes: they run this search instead of Doxygen's.
   function ownField() {
     const f = field();
-    if (f && f.value === f.defaultValue && /^search$/i.test(f.value)) f.value = '';
-    if (f) Object.entries({placeholder: 'Search the text', autocomplete: 'off',
-      'aria-label': 'Search the text of the site'}).forEach(([k, v]) => f.setAttribute(k, v));
+    if (f) Object.assign(f, {defaultValue: '', placeholder: 'Search the text', autocomplete: 'off'})
+      .setAttribute('aria-label', 'Search the text of the site');
     return f;
   }
-  const OWN_SEARCH_BOX = {
+  Object.assign(window.searchBox || {}, {
     OnSearchFieldFocus: active => {
       const f = ownField(), box = document.getElementById('MSearchBox');
       if (active || !f.value) box.className = active ? 'MSearchBoxActive' : 'MSearchBoxInactive';
-      if (active) withIndex(() => (f.value ? show(f.value) : null)); // the index loads meanwhile
+      if (active) withIndex(() => show(f.value)); // the index loads meanwhile
     },
     OnSearchFieldChange: () => {}, OnSearchSelectShow: () => false, OnSearchSelectHide: () => {},
     CloseResultsWindow: () => { field().value = ''; hide(); }
-  };
+  });
+  // Deferred, this script's ready handler runs after menu.js's, which adds the one making the box.
+  if (window.jQuery) jQuery(() => jQuery(ownField));
   // Searching on each keystroke makes fast typing lag: the search waits until typing pauses 80 ms;
   // Enter, the arrows and Escape run a waiting one first.
   let pending = null;
@@ -212,7 +211,7 @@
   });
   document.addEventListener('keydown', ev => {
     const f = ev.target, step = {ArrowDown: 1, ArrowUp: -1}[ev.key];
-    if (f.id !== 'MSearchField') return;
+    if (f.id !== 'MSearchField' || !(step || ev.key === 'Escape' || ev.key === 'Enter')) return;
     if (pending !== null) { clearTimeout(pending); pending = null; show(f.value); }
     const a = [...panel.querySelectorAll('a.clinic-hit')];
     let at = a.findIndex(el => el.classList.contains('clinic-selected'));
@@ -223,7 +222,7 @@
     }
     if (step) ev.preventDefault();
     else if (ev.key === 'Escape') hide();
-    else if (ev.key === 'Enter') {
+    else {
       ev.preventDefault();
       if (!a.length) return show(f.value);
       hide();
@@ -241,69 +240,46 @@
   window.addEventListener('resize', place);
 
   // Tables of three or more columns, as cards on a phone (clinic.css): cells labelled by column.
-  function labelTables() {
-    document.querySelectorAll('table.markdownTable').forEach(t => {
-      const names = [...t.querySelectorAll('.markdownTableHead th')].map(h => h.textContent.trim());
-      if (names.length < 3) return;
-      t.classList.add('clinic-cards');
-      t.querySelectorAll('tr:not(.markdownTableHead)').forEach(tr => {
-        if (tr.cells.length && !tr.cells[0].textContent.trim()) tr.classList.add('clinic-more');
-        [...tr.cells].forEach((td, k) => names[k] && td.setAttribute('data-label', names[k]));
-      });
-    });
-  }
+  document.querySelectorAll('table.markdownTable').forEach(t => {
+    const names = [...t.querySelectorAll('th')].map(h => h.textContent.trim());
+    t.classList.toggle('clinic-cards', names.length > 2);
+    t.querySelectorAll('td').forEach(td => td.setAttribute('data-label', names[td.cellIndex]));
+  });
 
   // A table too wide for the text column is marked so that clinic.css lets its code wrap; measured
-  // when the column changes width (ResizeObserver, also at once).
+  // when the column changes width (not height: the mark changes that).
   let fitWidth = -1;
-  function fitTables() {
-    const column = document.querySelector('div.contents');
-    if (!column || column.clientWidth === fitWidth) return;
+  const fit = new ResizeObserver(([{target: column}]) => {
+    if (column.clientWidth === fitWidth) return;
     fitWidth = column.clientWidth;
-    document.querySelectorAll('table.markdownTable').forEach(table => {
-      const body = table.querySelector('tbody') || table;
-      table.classList.toggle('clinic-fit', body.scrollWidth > body.clientWidth + 1);
-    });
-  }
+    column.querySelectorAll('table.markdownTable > tbody').forEach(b =>
+      b.parentNode.classList.toggle('clinic-fit', b.scrollWidth > b.clientWidth + 1));
+  });
 
-  // A link into a folded "try it first" section (or to the heading above it) opens it.
+  // A link into a folded "try it first" section (or to the heading above it) opens it; the folds
+  // are the text's own blocks, beside its headings.
   function openTarget() {
-    const id = decodeURIComponent(window.location.hash.slice(1));
-    const el = id && document.getElementById(id);
+    const el = document.getElementById(decodeURIComponent(window.location.hash.slice(1)));
     if (!el) return;
-    for (let d = el.closest('details'); d; d = d.parentElement.closest('details')) d.open = true;
-    for (let n = (el.closest('h1, h2, h3, h4') || el).nextElementSibling;
-         n && !/^H[1-4]$/.test(n.tagName); n = n.nextElementSibling) {
-      const fold = n.matches('details.clinic-try') ? n : n.querySelector('details.clinic-try');
-      if (fold) { fold.open = true; break; }
-    }
+    let n = el.closest('details') || (el.closest('h1, h2, h3, h4') || el).nextElementSibling;
+    while (n && !/^(DETAILS|H[1-4])$/.test(n.tagName)) n = n.nextElementSibling;
+    if (n && n.tagName === 'DETAILS') n.open = true;
     el.scrollIntoView();
   }
-  window.addEventListener('hashchange', openTarget);
 
   // The top tabs, instead of Doxygen's "Related Pages" (empty: every page is under the main page).
-  // jQuery builds the menu after the DOMContentLoaded listeners run.
+  // This script is deferred: it runs before jQuery builds the menu.
   const TABS = [['Chapters', 'chapters.html'], ['By symptom', 'symptoms.html'],
                 ['Myths', 'myths.html'], ['Python', 'python.html'], ['Doctor', 'doctor.html']];
-  document.addEventListener('DOMContentLoaded', () => {
-    const menu = window.menudata || {}, drop = /^(pages|files|globals|examples)\.html$/;
-    if (menu.children) menu.children = menu.children.filter(e => !drop.test(e.url))
-      .concat(TABS.map(t => ({text: t[0], url: t[1]})));
-    Object.assign(window.searchBox || {}, OWN_SEARCH_BOX);
-    // A chapter's subtitle belongs under its title, above the contents.
-    const q = s => document.querySelector(s), sub = q('.contents .textblock > .clinic-subtitle');
-    if (sub && q('.header .headertitle')) q('.header .headertitle').appendChild(sub);
-    if (q('div.contents')) new ResizeObserver(fitTables).observe(q('div.contents'));
-    if (window.location.hash) openTarget();
-  });
-  // Once the page is ready, and again once the theme's and Doxygen's scripts made the menu's search
-  // box: the theme's interactive TOC wants make_pages.py's first in .contents.
-  function ready() {
-    const toc = document.querySelector('.contents .textblock .toc.clinic-toc');
-    if (toc) document.querySelector('div.contents').prepend(toc);
-    labelTables();
-    ownField();
-  }
-  document.addEventListener('DOMContentLoaded', ready);
-  window.addEventListener('load', ready);
+  const menu = window.menudata || {}, drop = /^(pages|files|globals|examples)\.html$/;
+  if (menu.children) menu.children = menu.children.filter(e => !drop.test(e.url))
+    .concat(TABS.map(t => ({text: t[0], url: t[1]})));
+  // A chapter's subtitle belongs under its title, above the contents; the theme's interactive TOC
+  // (once loaded) wants make_pages.py's first in .contents.
+  const all = s => document.querySelectorAll(s);
+  all('.header .headertitle').forEach(t => t.append(...all('.textblock > .clinic-subtitle')));
+  all('div.contents').forEach(c => c.prepend(...all('.textblock .toc.clinic-toc')));
+  all('div.contents').forEach(c => fit.observe(c));
+  window.addEventListener('hashchange', openTarget);
+  openTarget();
 }
