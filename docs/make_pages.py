@@ -436,9 +436,8 @@ def outcome_html(path, label):
 
 
 def pair(*outcomes):
-    return ('<div class="clinic-pair-box"><div class="clinic-pair%s">%s</div>'
-            '</div>' % (" clinic-single" if len(outcomes) == 1 else "",
-                        "".join(outcomes)))
+    return ('<div class="clinic-pair-box"><div class="clinic-pair">%s</div>'
+            '</div>' % "".join(outcomes))
 
 
 def subtitle(site, ch):
