@@ -90,11 +90,6 @@ def gh_slug(text):
     return re.sub(r"[^a-z0-9 _-]", "", t).replace(" ", "-") or "section"
 
 
-def unique(slug, taken):
-    return next(s for s in itertools.chain([slug], (
-        "%s-%d" % (slug, k) for k in itertools.count(1))) if s not in taken)
-
-
 def md_lines(text):
     """(title, [(line, heading or None, in_fence)]) of a Markdown text; the
     title is the first level-1 heading, which is not in the lines."""
@@ -113,10 +108,13 @@ def md_lines(text):
 
 
 def heading_slugs(text):
-    """The GitHub anchors of a Markdown text's headings, title left out."""
+    """The GitHub anchors of a Markdown text's headings, title left out; a
+    repeated one gets -1, -2, ..."""
     slugs = []
     for h in (h for _, h, _ in md_lines(text)[1] if h):
-        slugs.append(unique(gh_slug(h.group(2)), slugs))
+        slug = gh_slug(h.group(2))
+        slugs.append(next(s for s in [slug] + ["%s-%d" % (slug, k) for k in (
+            range(1, len(slugs) + 1))] if s not in slugs))
     return slugs
 
 
