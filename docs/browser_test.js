@@ -16,11 +16,7 @@ const until = (test, ms) => new Promise(done => {
   })();
 });
 const frames = () => new Promise(then => requestAnimationFrame(() => requestAnimationFrame(then)));
-const shows = e => {
-  const r = e.getBoundingClientRect(), s = getComputedStyle(e);
-  return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' &&
-         !e.closest('[hidden], details:not([open]) > :not(summary)');
-};
+const shows = e => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
 const all = s => [...document.querySelectorAll(s)], done = arguments[arguments.length - 1];
 const $ = s => document.querySelector(s);
 const section = el => {
@@ -37,9 +33,7 @@ const limit = arguments[0] * 1000, settle = arguments[1], tree = () => $('#nav-t
 (async () => {
   const out = {loaded: await until(() => document.readyState === 'complete', limit)};
   if (!out.loaded) return done(out);
-  let ran = !window.jQuery;
-  if (window.jQuery) jQuery(() => { ran = true; });
-  await until(() => ran, limit);
+  await new Promise(then => (window.jQuery ? jQuery(then) : then()));
   out.tree = await until(() => !tree() || tree().querySelectorAll('a[href]').length > 1, limit);
   await until(() => !tree() || tree().querySelector('#selected'), 3000);
   await until(() => !settle || !running(), limit);
@@ -50,14 +44,18 @@ const limit = arguments[0] * 1000, settle = arguments[1], tree = () => $('#nav-t
 //: SETTLE no animation running, then two frames.
 until(() => !running(), 10000).then(frames).then(done);
 
-//: FACTS what a reader sees of a page: its titles and text outside code, its ids, its links.
+//: FACTS what a reader sees of a page: literal markup in its titles and text outside code, its
+// ids, its links, its title, how many words it has.
 const skip = 'pre, code, tt, kbd, .fragment, script, style, textarea, ' +
   '#clinic-search-results, #MSearchResultsWindow, #MSearchSelectWindow';
+const raw = /\*\*|<\/?(strong|tt|b|em|code)>|@(ref|subpage)\b|\\(anchor\b|htmlonly)|\{#\w|`|&lt;/;
 const texts = [document.title];
 const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
 for (let n, e; (n = walker.nextNode());)
   if ((e = n.parentElement) && !e.closest(skip) && n.nodeValue.trim()) texts.push(n.nodeValue);
-return {text: texts, ids: all('[id]').map(e => e.id).concat(all('a[name]').map(e => e.name)),
+const quote = t => JSON.stringify(t.slice(0, 120));
+return {markup: texts.filter(t => raw.test(t)).map(t => `${t.match(raw)[0]} in ${quote(t)}`),
+        ids: all('[id]').map(e => e.id).concat(all('a[name]').map(e => e.name)),
         links: all('a[href]').map(a => [a.getAttribute('href'), a.href, a.textContent.trim()]),
         title: $('.title') ? $('.title').textContent.trim() : '',
         words: $('div.contents') ? $('div.contents').innerText.split(/\s+/).length : 0};
@@ -104,12 +102,13 @@ until(() => p() && !p().hidden && p().children.length > 0 &&
       .map(e => 'a result shows the source: ' + e.textContent.slice(0, 120)))
 }));
 
-//: ROWS the symptom index's rows: the first cell's text and code terms, the row's links.
-return all('table.markdownTable tr').map(tr => {
-  const c = tr.querySelector('td');
-  return {text: c ? c.textContent : '', links: [...tr.querySelectorAll('a[href]')].map(a => a.href),
-          terms: c ? [...c.querySelectorAll('code')].map(e => e.textContent.trim()) : []};
-});
+//: ROWS the symptom index's rows that link to chapters: the first cell's text and its longest
+// code term of 6 characters or more, the row's links.
+return all('table.markdownTable tr').map(tr => ({
+  text: tr.cells[0].textContent.slice(0, 60), links: [...tr.querySelectorAll('a')].map(a => a.href),
+  term: [...tr.cells[0].querySelectorAll('code')].map(e => e.textContent.trim())
+    .filter(t => t.length >= 6).sort((a, b) => a.length - b.length).pop()
+})).filter(r => r.term && r.links.some(h => /ch\d\d\.html/.test(h)));
 
 //: LISTINGS opens every fold, then says what sticks out of the window: listings wider than their
 // box, with arguments[0] tables' links outside the window or their table, the first text that
