@@ -82,9 +82,8 @@ class Reader:
         return WebDriverWait(self.d, timeout, poll_frequency=0.02)
 
     def viewport(self, size, mobile=False):
-        self.d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-            "width": size[0], "height": size[1], "deviceScaleFactor": 1,
-            "mobile": mobile})
+        self.d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", dict(
+            width=size[0], height=size[1], deviceScaleFactor=1, mobile=mobile))
 
     def ready(self, settle=False):
         state = self.js("READY", 15, settle)
