@@ -111,14 +111,13 @@ return all('table.markdownTable tr').map(tr => ({
 })).filter(r => r.term && r.links.some(h => /ch\d\d\.html/.test(h)));
 
 //: LISTINGS opens every fold, then says what sticks out of the window: listings wider than their
-// box, with arguments[0] tables' links outside the window or their table, the first text that
-// scrolls sideways.
+// box, tables' links outside the window or their table, the first text that scrolls sideways.
 all('details').forEach(d => { d.open = true; });
 frames().then(() => {
   const w = window.innerWidth, doc = $('#doc-content') || document.body;
   const cut = all('div.fragment, pre').filter(f => f.scrollWidth > f.clientWidth + 1)
     .map(f => f.innerText.split('\n')[0].slice(0, 50));
-  const off = all(arguments[0] ? 'table.markdownTable a' : 'none').filter(a => {
+  const off = all('table.markdownTable a').filter(a => {
     const r = a.getBoundingClientRect(), t = a.closest('table');
     const box = (t.querySelector('tbody') || t).getBoundingClientRect();
     return r.width > 0 && (r.right > Math.min(box.right, w) + 1 || r.left < -1);

@@ -239,10 +239,10 @@
   });
   window.addEventListener('resize', place);
 
-  // Tables of three or more columns, as cards on a phone (clinic.css): cells labelled by column.
+  // Tables of two or more columns, as cards on a phone (clinic.css): cells labelled by column.
   document.querySelectorAll('table.markdownTable').forEach(t => {
     const names = [...t.querySelectorAll('th')].map(h => h.textContent.trim());
-    t.classList.toggle('clinic-cards', names.length > 2);
+    t.classList.toggle('clinic-cards', names.length > 1);
     t.querySelectorAll('td').forEach(td => td.setAttribute('data-label', names[td.cellIndex]));
   });
 
