@@ -71,7 +71,12 @@ def require_gpus_or_skip(needed):
     1` (the harness counts that skip as a missing `multigpu`)."""
     require_gpu_or_skip()
     import pycuda.driver as cuda
-    count = cuda.Device.count()
+    skip_if_fewer(needed, cuda.Device.count())
+
+
+def skip_if_fewer(needed, count):
+    """Exits 77 with require_gpus_or_skip()'s words when count, the GPUs
+    a library sees, is below needed."""
     if count < needed:
         visible = os.environ.get("CUDA_VISIBLE_DEVICES")
         skip("this test needs %d GPUs, the host has %d%s" % (
@@ -99,10 +104,11 @@ def import_or_skip(module, name, pip):
         skip("%s cannot be imported: %s" % (name, one_line(e)))
 
 
-def require_cupy_or_skip():
+def require_cupy_or_skip(needed=1):
     """The CuPy twins' require_gpu_or_skip(): exits 77 with the reason when
     CuPy, the driver or a device is missing. The harness counts the first two
-    reasons as a missing `cupy`, the others as a missing GPU."""
+    reasons as a missing `cupy`, the others as a missing GPU. With needed > 1
+    it is require_gpus_or_skip(needed) too (skip_if_fewer)."""
     cupy = import_or_skip("cupy", "CuPy", "cupy-cuda13x")
     try:
         count = cupy.cuda.runtime.getDeviceCount()
@@ -110,6 +116,7 @@ def require_cupy_or_skip():
         skip("cudaGetDeviceCount failed (CuPy): %s" % one_line(e))
     if count == 0:
         skip("the driver sees no CUDA device")
+    skip_if_fewer(needed, count)
 
 
 def require_torch_or_skip():

@@ -185,13 +185,19 @@ def check_fixed_run(chapter, rel):
 
 # ---------------------------------------------------------------- programs
 
-def shared_sources(chapter):
-    """The files that clinic_chapter(SOURCES ...) in the chapter's
-    CMakeLists.txt builds into every program: not programs themselves."""
+def chapter_call(chapter):
+    """The words of the clinic_chapter(...) call in the chapter's
+    CMakeLists.txt ([] without one)."""
     cmake = os.path.join(chapter, "CMakeLists.txt")
     call = re.search(r"\bclinic_chapter\(([^)]*)\)",
                      read_text(cmake) if os.path.exists(cmake) else "")
-    words = call.group(1).split() if call else []
+    return call.group(1).split() if call else []
+
+
+def shared_sources(chapter):
+    """The files that clinic_chapter(SOURCES ...) in the chapter's
+    CMakeLists.txt builds into every program: not programs themselves."""
+    words = chapter_call(chapter)
     names = []
     for word in words[words.index("SOURCES") + 1:] if "SOURCES" in words \
             else []:
@@ -922,10 +928,7 @@ def check_streams(chapter, rel, programs):
     the chapter's golden tests; the others run with one, where streams
     cannot run side by side. So a chapter says STREAMS exactly when one of
     its programs creates a stream."""
-    cmake = os.path.join(chapter, "CMakeLists.txt")
-    call = re.search(r"\bclinic_chapter\(([^)]*)\)",
-                     read_text(cmake) if os.path.exists(cmake) else "")
-    says = bool(call) and "STREAMS" in call.group(1).split()
+    says = "STREAMS" in chapter_call(chapter)
     makers = [p for p in programs if os.path.exists(os.path.join(chapter, p))
               and STREAM_MADE.search(read_text(os.path.join(chapter, p)))]
     if makers and not says:
